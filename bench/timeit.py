@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Wall-clock timing of whole processes, for bench/run.
+
+  timeit.py run KEY RUNS RESULTS -- CMD [ARG...]
+      One warm-up run (must exit 0), then RUNS timed runs, each a fresh process
+      with stdout/stderr to /dev/null. Appends {"key", "median_ms", "min_ms",
+      "runs"} as one JSON line to RESULTS.
+  timeit.py report RESULTS [--strict]
+      Prints the table and the ratios against their bars. With --strict, exits 1
+      if any bar is missed.
+"""
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+# key -> description, in table order
+ROWS = [
+    ("floor10k", "skilldeck-floor tree10k"),
+    ("skilldeck10k", "skilldeck list tree10k"),
+    ("pystart", "python -c pass (toolnexus venv)"),
+    ("pyimport", "python -c 'import toolnexus.skill'"),
+    ("toolnexus10k", "toolnexus list_skills tree10k"),
+    ("skilldeck_prompt1k", "skilldeck prompt --format agentskills tree1k"),
+    ("agentskills1k", "agentskills to-prompt tree1k"),
+]
+
+
+def cmd_run(key, runs, results, cmd):
+    warm = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if warm.returncode != 0:
+        tail = warm.stderr.decode(errors="replace")[-2000:]
+        sys.exit(f"bench: {key}: command failed (exit {warm.returncode}): "
+                 f"{' '.join(cmd[:4])}{' ...' if len(cmd) > 4 else ''}\n{tail}")
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append((time.perf_counter() - t0) * 1000.0)
+    rec = {"key": key, "median_ms": statistics.median(times), "min_ms": min(times),
+           "runs": runs}
+    with open(results, "a", encoding="utf-8") as f:
+        f.write(json.dumps(rec) + "\n")
+    print(f"  {key:<20} median {rec['median_ms']:9.1f} ms   min {rec['min_ms']:9.1f} ms",
+          flush=True)
+
+
+def cmd_report(results, strict):
+    res = {}
+    with open(results, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                rec = json.loads(line)
+                res[rec["key"]] = rec
+    med = {k: r["median_ms"] for k, r in res.items()}
+
+    print()
+    print(f"{'measurement':<48} {'median ms':>10} {'min ms':>10}")
+    for key, desc in ROWS:
+        if key in res:
+            print(f"{desc:<48} {res[key]['median_ms']:>10.1f} {res[key]['min_ms']:>10.1f}")
+    if "toolnexus10k" in med and "pyimport" in med:
+        net = med["toolnexus10k"] - med["pyimport"]
+        print(f"{'toolnexus list_skills tree10k, minus import':<48} {net:>10.1f}")
+
+    def ratio(a, b):
+        return med[a] / med[b] if a in med and b in med and med[b] > 0 else None
+
+    missed = False
+    print()
+    print(f"{'ratio':<48} {'value':>10} {'bar':>8}  verdict")
+
+    def line(desc, value, bar=None, op=None):
+        nonlocal missed
+        if value is None:
+            print(f"{desc:<48} {'n/a':>10}")
+            return
+        verdict = ""
+        if bar is not None:
+            ok = value <= bar if op == "<=" else value >= bar
+            verdict = "PASS" if ok else "MISS"
+            missed |= not ok
+        bar_s = f"{op} {bar:g}" if bar is not None else ""
+        print(f"{desc:<48} {value:>10.2f} {bar_s:>8}  {verdict}")
+
+    line("skilldeck / floor (10k)", ratio("skilldeck10k", "floor10k"), 1.5, "<=")
+    line("toolnexus / skilldeck (10k, whole process)",
+         ratio("toolnexus10k", "skilldeck10k"), 25, ">=")
+    if all(k in med for k in ("toolnexus10k", "pyimport", "skilldeck10k")):
+        line("toolnexus / skilldeck (10k, minus import)",
+             (med["toolnexus10k"] - med["pyimport"]) / med["skilldeck10k"])
+    line("agentskills / skilldeck (1k prompt)",
+         ratio("agentskills1k", "skilldeck_prompt1k"))
+    runs = sorted({r["runs"] for r in res.values()})
+    print(f"\n(median of {'/'.join(map(str, runs))} runs after a warm-up; warm page cache; "
+          "shared machine: trust ratios over absolute times)")
+    return 1 if (strict and missed) else 0
+
+
+def main(argv):
+    if len(argv) >= 5 and argv[0] == "run" and "--" in argv:
+        sep = argv.index("--")
+        key, runs, results = argv[1:4]
+        return cmd_run(key, int(runs), results, argv[sep + 1:])
+    if len(argv) >= 2 and argv[0] == "report":
+        return cmd_report(argv[1], "--strict" in argv[2:])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,605 @@
+//! The catalog: every source collected in order, parsed, deduplicated by name
+//! and filtered, frozen into one immutable, cheaply cloned value.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use skilldeck_walk::{LimitHit, Limits, Symlinks, Walker, parallel_map};
+
+use crate::frontmatter::{FrontmatterMode, YamlProblem};
+use crate::read;
+use crate::skill::{Origin, Skill, SkillDef};
+
+/// Directory names never entered, in discovery and in sampling.
+pub(crate) const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
+
+/// The file that makes a directory a skill.
+pub(crate) const SKILL_MD: &str = "SKILL.md";
+
+/// Default cap on the bytes of a frontmatter: 1 MiB.
+pub const DEFAULT_MAX_FRONTMATTER: usize = 1 << 20;
+
+/// A candidate that did not become a skill, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// The `SKILL.md` path, or a data skill's base (`skill://` without one).
+    pub location: String,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// What exactly was wrong, when there is more to say than the reason.
+    pub detail: Option<String>,
+}
+
+/// Why a candidate was skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// No frontmatter, or no usable `name` in it.
+    MissingName,
+    /// The frontmatter is YAML that could not be read, and no `name` was rescued.
+    MalformedFrontmatter,
+    /// A skill of the same name came first.
+    DuplicateName,
+    /// The file could not be read, is not a regular file, or its frontmatter
+    /// is not UTF-8.
+    Unreadable,
+    /// The frontmatter is larger than the configured cap.
+    TooLarge,
+}
+
+impl SkipReason {
+    /// The reason as toolnexus spells it: `missing-name`, `malformed-frontmatter`,
+    /// `duplicate-name`, `unreadable` or `too-large`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::MissingName => "missing-name",
+            SkipReason::MalformedFrontmatter => "malformed-frontmatter",
+            SkipReason::DuplicateName => "duplicate-name",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::TooLarge => "too-large",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Something a user should know about a build that did not stop it. The
+/// library never prints these; it returns them (and logs them with `tracing`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A root that is not an existing directory.
+    RootNotFound {
+        /// The root as given.
+        root: PathBuf,
+    },
+    /// A later skill lost to an earlier one of the same name.
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// The loser's location.
+        location: String,
+    },
+    /// A filter entry that named no skill.
+    FilterUnmatched {
+        /// The filter entry.
+        name: String,
+    },
+    /// The provider failed; the other sources still loaded.
+    ProviderFailed {
+        /// The provider's error message.
+        message: String,
+    },
+    /// YAML refused a frontmatter, and the line-wise fallback rescued it.
+    RecoveredFrontmatter {
+        /// The `SKILL.md` path.
+        location: String,
+        /// What YAML said.
+        problem: YamlProblem,
+    },
+    /// A walk stopped at one of its limits, so skills may be missing.
+    WalkLimit {
+        /// The root being walked.
+        root: PathBuf,
+        /// The limit reached.
+        limit: LimitHit,
+    },
+}
+
+impl Warning {
+    /// A stable kebab-case name of the kind, for JSON and filtering.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Warning::RootNotFound { .. } => "root-not-found",
+            Warning::DuplicateName { .. } => "duplicate-name",
+            Warning::FilterUnmatched { .. } => "filter-unmatched",
+            Warning::ProviderFailed { .. } => "provider-failed",
+            Warning::RecoveredFrontmatter { .. } => "recovered-frontmatter",
+            Warning::WalkLimit { .. } => "walk-limit",
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RootNotFound { root } => write!(f, "skills dir not found: {}", root.display()),
+            Warning::DuplicateName { name, location } => {
+                write!(f, "duplicate skill name \"{name}\" ({location}) \u{2014} keeping first")
+            }
+            Warning::FilterUnmatched { name } => write!(f, "skill filter name \"{name}\" matched no skill"),
+            Warning::ProviderFailed { message } => write!(f, "skill provider failed: {message}"),
+            Warning::RecoveredFrontmatter { location, problem } => write!(
+                f,
+                "recovered-frontmatter: {location}: YAML refused the frontmatter ({problem}); \
+                 name and description were read line by line"
+            ),
+            Warning::WalkLimit { root, limit } => {
+                write!(f, "walk of {} stopped at the {limit}; skills below it may be missing", root.display())
+            }
+        }
+    }
+}
+
+/// A per-agent allowlist or drop-list of skill names (toolnexus S2).
+///
+/// Empty: every skill. Any name mapped to `true`: exactly the names mapped to
+/// `true`. Only `false` entries: every skill not mapped to `false`.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::Filter;
+///
+/// let allow = Filter::allow(["deploy"]);
+/// assert!(allow.admits("deploy") && !allow.admits("triage"));
+/// let drop = Filter::deny(["deploy"]);
+/// assert!(!drop.admits("deploy") && drop.admits("triage"));
+/// assert!(Filter::default().admits("anything"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    entries: BTreeMap<String, bool>,
+}
+
+impl Filter {
+    /// A filter from `(name, admitted)` entries; a later entry for a name
+    /// replaces an earlier one.
+    pub fn new<I, S>(entries: I) -> Filter
+    where
+        I: IntoIterator<Item = (S, bool)>,
+        S: Into<String>,
+    {
+        Filter { entries: entries.into_iter().map(|(k, v)| (k.into(), v)).collect() }
+    }
+
+    /// An allowlist: exactly these names.
+    pub fn allow<I, S>(names: I) -> Filter
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Filter::new(names.into_iter().map(|n| (n, true)))
+    }
+
+    /// A drop-list: every name but these.
+    pub fn deny<I, S>(names: I) -> Filter
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Filter::new(names.into_iter().map(|n| (n, false)))
+    }
+
+    /// Whether the filter has no entries (and so admits everything).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether a skill of this name is exposed.
+    pub fn admits(&self, name: &str) -> bool {
+        let allowlist = self.entries.values().any(|&v| v);
+        match self.entries.get(name) {
+            Some(&admitted) => admitted,
+            None => !allowlist,
+        }
+    }
+
+    /// The entry names, in code-point order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+}
+
+/// How many sibling files the `skill` tool lists (toolnexus S5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SampleLimit {
+    /// Ten files (configured as `0`).
+    #[default]
+    Default,
+    /// At most this many files (configured as `n > 0`).
+    Max(usize),
+    /// No file block and no `Note:` line (configured as `-1`).
+    Off,
+}
+
+impl SampleLimit {
+    /// The cap used by [`SampleLimit::Default`].
+    pub const DEFAULT_CAP: usize = 10;
+
+    /// The limit from its configured number: `0`, `n > 0` or `-1`.
+    ///
+    /// # Errors
+    ///
+    /// Any other negative number.
+    ///
+    /// ```
+    /// use skilldeck::SampleLimit;
+    ///
+    /// assert_eq!(SampleLimit::from_config(0), Ok(SampleLimit::Default));
+    /// assert_eq!(SampleLimit::from_config(3), Ok(SampleLimit::Max(3)));
+    /// assert_eq!(SampleLimit::from_config(-1), Ok(SampleLimit::Off));
+    /// assert!(SampleLimit::from_config(-2).is_err());
+    /// ```
+    pub fn from_config(n: i64) -> Result<SampleLimit, BuildError> {
+        match n {
+            0 => Ok(SampleLimit::Default),
+            -1 => Ok(SampleLimit::Off),
+            n if n > 0 => Ok(SampleLimit::Max(usize::try_from(n).unwrap_or(usize::MAX))),
+            n => Err(BuildError::SampleLimit(n)),
+        }
+    }
+
+    /// The cap on listed files, or `None` when the block is off.
+    pub fn cap(self) -> Option<usize> {
+        match self {
+            SampleLimit::Default => Some(Self::DEFAULT_CAP),
+            SampleLimit::Max(n) => Some(n),
+            SampleLimit::Off => None,
+        }
+    }
+}
+
+/// A catalog configuration that cannot be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A sample limit below `-1`.
+    #[error("invalid sample limit {0}: use 0 (ten files), a positive cap, or -1 (no file list)")]
+    SampleLimit(i64),
+}
+
+/// The error a [`Provider`] returns.
+pub type ProviderError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A fallible source of skill definitions, called once per build.
+pub type Provider = Arc<dyn Fn() -> Result<Vec<SkillDef>, ProviderError> + Send + Sync>;
+
+/// Configures and builds a [`Catalog`]. Every option's default is stated on
+/// its setter; a builder can build many times (a reload builds again).
+#[derive(Clone, Default)]
+pub struct CatalogBuilder {
+    roots: Vec<PathBuf>,
+    skills: Vec<SkillDef>,
+    provider: Option<Provider>,
+    filter: Filter,
+    sample_limit: i64,
+    symlinks: Symlinks,
+    mode: FrontmatterMode,
+    limits: Limits,
+    max_frontmatter: Option<usize>,
+}
+
+impl fmt::Debug for CatalogBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CatalogBuilder")
+            .field("roots", &self.roots)
+            .field("skills", &self.skills)
+            .field("provider", &self.provider.is_some())
+            .field("filter", &self.filter)
+            .field("sample_limit", &self.sample_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CatalogBuilder {
+    /// Adds a root to walk, after those already added. Default: no roots.
+    pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// Adds roots in order. Default: no roots.
+    pub fn roots<I, P>(mut self, roots: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.roots.extend(roots.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a data skill, collected after every root. Default: none.
+    pub fn skill(mut self, def: SkillDef) -> Self {
+        self.skills.push(def);
+        self
+    }
+
+    /// Adds data skills in order. Default: none.
+    pub fn skills(mut self, defs: impl IntoIterator<Item = SkillDef>) -> Self {
+        self.skills.extend(defs);
+        self
+    }
+
+    /// Sets a provider, called once per build; its skills come after the data
+    /// skills, and its failure is a warning. Default: none.
+    pub fn provider<F>(mut self, provider: F) -> Self
+    where
+        F: Fn() -> Result<Vec<SkillDef>, ProviderError> + Send + Sync + 'static,
+    {
+        self.provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// Sets the filter. Default: empty (every skill exposed).
+    pub fn filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Sets the sample limit as configured: `0` (ten files), `n > 0`, or `-1`
+    /// (no list); anything else fails the build. Default: `0`.
+    pub fn sample_limit(mut self, limit: i64) -> Self {
+        self.sample_limit = limit;
+        self
+    }
+
+    /// Sets the link policy for discovery and sampling. Default: [`Symlinks::Follow`].
+    pub fn symlinks(mut self, symlinks: Symlinks) -> Self {
+        self.symlinks = symlinks;
+        self
+    }
+
+    /// Sets how YAML refusals are treated. Default: [`FrontmatterMode::Lenient`].
+    pub fn frontmatter_mode(mut self, mode: FrontmatterMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the walk limits, per root. Default: [`Limits::default`].
+    pub fn walk_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the cap on a frontmatter's bytes. Default: [`DEFAULT_MAX_FRONTMATTER`].
+    pub fn max_frontmatter(mut self, bytes: usize) -> Self {
+        self.max_frontmatter = Some(bytes);
+        self
+    }
+
+    /// Collects every source, in order, into a catalog. Problems with single
+    /// skills are skips and warnings on the catalog, never an error.
+    ///
+    /// # Errors
+    ///
+    /// Only a configuration that makes no sense: a sample limit below `-1`.
+    pub fn build(&self) -> Result<Catalog, BuildError> {
+        let sample_limit = SampleLimit::from_config(self.sample_limit)?;
+        let mut assembly = Assembly::default();
+        for root in &self.roots {
+            self.collect_root(root, &mut assembly);
+        }
+        for def in &self.skills {
+            assembly.offer(data_skill(def));
+        }
+        if let Some(provider) = &self.provider {
+            match provider() {
+                Ok(defs) => defs.iter().for_each(|def| assembly.offer(data_skill(def))),
+                Err(error) => assembly.warn(Warning::ProviderFailed { message: error.to_string() }),
+            }
+        }
+        Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
+    }
+
+    fn collect_root(&self, root: &Path, assembly: &mut Assembly) {
+        let absolute = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        if !absolute.is_dir() {
+            assembly.warn(Warning::RootNotFound { root: root.to_path_buf() });
+            return;
+        }
+        let mut walk = walker(&absolute, self.symlinks, self.limits).files(|name| name == SKILL_MD);
+        if let Some(limit) = walk.limit_hit {
+            assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
+        }
+        // The order that decides which duplicate wins: depth, then code point.
+        walk.files.sort_by(|a, b| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
+        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        let outcomes = parallel_map(&walk.files, |file| {
+            read::skill_md(&file.path, file.regular, max_frontmatter, self.mode)
+        });
+        for outcome in outcomes {
+            match outcome {
+                Ok((skill, recovered)) => {
+                    if let Some(problem) = recovered {
+                        let location = skill.location.clone();
+                        assembly.warn(Warning::RecoveredFrontmatter { location, problem });
+                    }
+                    assembly.offer(Ok(skill));
+                }
+                Err(skip) => assembly.offer(Err(skip)),
+            }
+        }
+    }
+}
+
+/// A walker below `dir` that never enters [`SKIPPED_DIRS`].
+fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
+    SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
+}
+
+/// A data skill, or its `missing-name` skip.
+fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
+    let supplied_base = def.base.as_deref().filter(|b| !b.is_empty());
+    let Some(name) = def.name.as_deref().filter(|n| !n.is_empty()) else {
+        let location = supplied_base.unwrap_or("skill://").to_owned();
+        return Err(Skip { location, reason: SkipReason::MissingName, detail: None });
+    };
+    let base = supplied_base.map_or_else(|| format!("skill://{name}/"), str::to_owned);
+    Ok(Skill {
+        name: name.to_owned(),
+        description: def.description.clone(),
+        frontmatter: Default::default(),
+        triggers: Vec::new(),
+        companions: Vec::new(),
+        location: base.clone(),
+        origin: Origin::Logical { base, resources: def.resources.clone() },
+        body: OnceLock::from(def.content.clone()),
+    })
+}
+
+/// The catalog being assembled: first name wins.
+#[derive(Default)]
+struct Assembly {
+    skills: Vec<Skill>,
+    index: HashMap<String, usize>,
+    skips: Vec<Skip>,
+    warnings: Vec<Warning>,
+}
+
+impl Assembly {
+    fn warn(&mut self, warning: Warning) {
+        tracing::warn!(kind = warning.kind(), "{warning}");
+        self.warnings.push(warning);
+    }
+
+    fn offer(&mut self, candidate: Result<Skill, Skip>) {
+        match candidate {
+            Err(skip) => self.skips.push(skip),
+            Ok(skill) if self.index.contains_key(&skill.name) => {
+                let (name, location) = (skill.name, skill.location);
+                self.skips.push(Skip { location: location.clone(), reason: SkipReason::DuplicateName, detail: None });
+                self.warn(Warning::DuplicateName { name, location });
+            }
+            Ok(skill) => {
+                self.index.insert(skill.name.clone(), self.skills.len());
+                self.skills.push(skill);
+            }
+        }
+    }
+
+    fn finish(mut self, filter: Filter, sample_limit: SampleLimit, symlinks: Symlinks, limits: Limits) -> Catalog {
+        let filter_unmatched: Vec<String> =
+            filter.names().filter(|n| !self.index.contains_key(*n)).map(str::to_owned).collect();
+        for name in &filter_unmatched {
+            self.warn(Warning::FilterUnmatched { name: name.clone() });
+        }
+        let exposed: Vec<usize> = (0..self.skills.len()).filter(|&i| filter.admits(&self.skills[i].name)).collect();
+        let by_name = exposed.iter().map(|&i| (self.skills[i].name.clone(), i)).collect();
+        Catalog {
+            inner: Arc::new(Inner {
+                skills: self.skills,
+                exposed,
+                by_name,
+                skips: self.skips,
+                warnings: self.warnings,
+                filter_unmatched,
+                sample_limit,
+                symlinks,
+                limits,
+            }),
+        }
+    }
+}
+
+/// An immutable snapshot of every skill the sources gave: the exposed
+/// (filtered) skills in collection order, lookup by name, the unfiltered
+/// inventory, the skips and the warnings. Cloning is cheap (an `Arc`).
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::{Catalog, Filter, SkillDef};
+///
+/// let catalog = Catalog::builder()
+///     .skill(SkillDef::new("release").description("Cut a release").content("1. Bump."))
+///     .skill(SkillDef::new("triage").content("1. Reproduce."))
+///     .filter(Filter::allow(["release", "typo"]))
+///     .build()?;
+/// assert_eq!(catalog.skills().map(|s| s.name()).collect::<Vec<_>>(), ["release"]);
+/// assert_eq!(catalog.inventory().len(), 2);
+/// assert_eq!(catalog.filter_unmatched(), ["typo"]);
+/// assert!(catalog.get("triage").is_none());
+/// # Ok::<(), skilldeck::BuildError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    skills: Vec<Skill>,
+    exposed: Vec<usize>,
+    by_name: HashMap<String, usize>,
+    skips: Vec<Skip>,
+    warnings: Vec<Warning>,
+    filter_unmatched: Vec<String>,
+    sample_limit: SampleLimit,
+    symlinks: Symlinks,
+    limits: Limits,
+}
+
+impl Catalog {
+    /// A builder with every default: no sources, no filter, sample limit `0`.
+    pub fn builder() -> CatalogBuilder {
+        CatalogBuilder::default()
+    }
+
+    /// The exposed skills (after the filter), in collection order.
+    pub fn skills(&self) -> impl ExactSizeIterator<Item = &Skill> + '_ {
+        self.inner.exposed.iter().map(|&i| &self.inner.skills[i])
+    }
+
+    /// An exposed skill by exact name.
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        self.inner.by_name.get(name).map(|&i| &self.inner.skills[i])
+    }
+
+    /// Every skill that survived deduplication, filter or not, in collection
+    /// order.
+    pub fn inventory(&self) -> &[Skill] {
+        &self.inner.skills
+    }
+
+    /// The candidates that did not become skills, in collection order.
+    pub fn skips(&self) -> &[Skip] {
+        &self.inner.skips
+    }
+
+    /// What the build wants a user to know, in the order it happened.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.inner.warnings
+    }
+
+    /// Filter entries that named no skill, in code-point order.
+    pub fn filter_unmatched(&self) -> &[String] {
+        &self.inner.filter_unmatched
+    }
+
+    /// The sample limit the `skill` tool uses by default.
+    pub fn sample_limit(&self) -> SampleLimit {
+        self.inner.sample_limit
+    }
+
+    /// The walker for sampling a skill directory, with this catalog's policy.
+    pub(crate) fn walker(&self, dir: &Path) -> Walker {
+        walker(dir, self.inner.symlinks, self.inner.limits)
+    }
+}

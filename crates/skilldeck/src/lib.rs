@@ -1,0 +1,55 @@
+//! skilldeck: an Agent Skills engine. It finds skills (directories holding a
+//! `SKILL.md`, or definitions supplied as data), builds an immutable
+//! [`Catalog`] of them, renders the level-1 catalog an agent reads in its
+//! system prompt ([`render`]), and serves a skill's body and files when the
+//! model asks ([`SkillTool`]).
+//!
+//! # Example
+//!
+//! ```
+//! use serde_json::json;
+//! use skilldeck::{Catalog, SkillDef, SkillTool, render};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let skill = dir.path().join("hello");
+//! std::fs::create_dir_all(skill.join("scripts"))?;
+//! std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: Say hello.\n---\nRun scripts/hi.sh.\n")?;
+//! std::fs::write(skill.join("scripts/hi.sh"), "echo hi\n")?;
+//!
+//! let catalog = Catalog::builder()
+//!     .root(dir.path())
+//!     .skill(SkillDef::new("release").description("Cut a release.").content("1. Bump."))
+//!     .build()?;
+//! assert!(render::toolnexus(&catalog).ends_with("- **hello**: Say hello.\n- **release**: Cut a release."));
+//!
+//! let out = SkillTool::new(&catalog).call(&json!({"name": "hello"}));
+//! assert!(out.output.contains("Run scripts/hi.sh."));
+//! assert!(out.output.contains("/hello/scripts/hi.sh</file>"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Brief overview
+//!
+//! Sources ([`CatalogBuilder::root`], [`CatalogBuilder::skill`],
+//! [`CatalogBuilder::provider`]) are collected in order; each `SKILL.md` is
+//! read and its frontmatter parsed ([`FrontmatterMode`]); the first skill of a
+//! name wins and the rest are [`Skip`]s; a [`Filter`] decides what is exposed.
+//! The [`Catalog`] never changes after it is built. Nothing in this crate
+//! prints, speaks a wire protocol, or knows a database.
+
+mod catalog;
+mod frontmatter;
+mod read;
+pub mod render;
+mod skill;
+mod text;
+mod tool;
+
+pub use catalog::{
+    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
+    Skip, SkipReason, Warning,
+};
+pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
+pub use skill::{Origin, Skill, SkillDef};
+pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
+pub use tool::{SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

@@ -1,0 +1,106 @@
+//! Reading a `SKILL.md` from disk: a prefix read of the head (the body comes
+//! along when the file is small, and is read on first use when it is not), then
+//! the frontmatter rules of [`crate::frontmatter`].
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::catalog::{Skip, SkipReason};
+use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
+use crate::skill::{Origin, Skill};
+
+/// The first read of a `SKILL.md`: most files fit whole.
+const FIRST_READ: usize = 8 * 1024;
+
+/// What a `SKILL.md` candidate became.
+pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
+
+/// Reads and parses the `SKILL.md` at `path` (a walked path below a root).
+pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+    let location = path.to_string_lossy().into_owned();
+    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    if !regular {
+        return Err(skip(SkipReason::Unreadable, "not a regular file".into()));
+    }
+    let (bytes, complete) = match read_head(path, max_frontmatter) {
+        Ok(Some(read)) => read,
+        Ok(None) => {
+            let detail = format!("the frontmatter is larger than {max_frontmatter} bytes");
+            return Err(skip(SkipReason::TooLarge, detail));
+        }
+        Err(error) => return Err(skip(SkipReason::Unreadable, error.to_string())),
+    };
+    let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+    let Fences::Closed { yaml_start, yaml_end, body_start } = frontmatter::fences(text) else {
+        return Err(skip(SkipReason::MissingName, "no frontmatter".into()));
+    };
+    let Ok(yaml) = std::str::from_utf8(&text[yaml_start..yaml_end]) else {
+        return Err(skip(SkipReason::Unreadable, "the frontmatter is not valid UTF-8".into()));
+    };
+    // The YAML starts on line 2, below the opening fence.
+    let head = match frontmatter::parse(yaml, 2, mode) {
+        Ok(head) => head,
+        Err(HeadError::Malformed(problem)) => {
+            return Err(skip(SkipReason::MalformedFrontmatter, problem.to_string()));
+        }
+        Err(HeadError::MissingName(problem)) => {
+            let detail = problem.map_or_else(|| "no `name` in the frontmatter".into(), |p| p.to_string());
+            return Err(skip(SkipReason::MissingName, detail));
+        }
+    };
+    let body = OnceLock::new();
+    if complete {
+        let _ = body.set(String::from_utf8_lossy(&text[body_start..]).into_owned());
+    }
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = head.name.unwrap_or_default();
+    let skill = Skill {
+        name,
+        description: head.description,
+        frontmatter: head.frontmatter,
+        triggers: head.triggers,
+        companions: head.companions,
+        origin: Origin::Fs { skill_md: path.to_path_buf(), dir },
+        location,
+        body,
+    };
+    Ok((skill, head.recovered))
+}
+
+/// Reads as much of the file as its frontmatter needs: `Some((bytes, whole
+/// file read))`, or `None` when the frontmatter does not close within
+/// `max_frontmatter` bytes.
+fn read_head(path: &Path, max_frontmatter: usize) -> io::Result<Option<(Vec<u8>, bool)>> {
+    let mut file = File::open(path)?;
+    let mut bytes = Vec::with_capacity(FIRST_READ);
+    let mut want = FIRST_READ;
+    loop {
+        let got = (&mut file).take(want as u64).read_to_end(&mut bytes)?;
+        if got < want {
+            return Ok(Some((bytes, true)));
+        }
+        let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+        // Judge only whole lines: the last one may continue past this read.
+        let whole_lines = text.iter().rposition(|&b| b == b'\n').map_or(&text[..0], |i| &text[..=i]);
+        match frontmatter::fences(whole_lines) {
+            Fences::None | Fences::Closed { .. } => return Ok(Some((bytes, false))),
+            Fences::Unclosed if text.len() > max_frontmatter => return Ok(None),
+            Fences::Unclosed => want = bytes.len(),
+        }
+    }
+}
+
+/// The body of a `SKILL.md`, read whole.
+pub(crate) fn body(path: &Path) -> io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+    match frontmatter::fences(text) {
+        Fences::Closed { body_start, .. } => Ok(String::from_utf8_lossy(&text[body_start..]).into_owned()),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} no longer has a frontmatter", path.display()),
+        )),
+    }
+}

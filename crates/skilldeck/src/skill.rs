@@ -1,0 +1,181 @@
+//! The data model: a [`Skill`], where it came from ([`Origin`]), and the
+//! definition of a skill supplied as data ([`SkillDef`]).
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::frontmatter::Frontmatter;
+use crate::read;
+
+/// One skill of a catalog: what its frontmatter says, where it came from, and
+/// its body (the instructions served at level 2).
+#[derive(Clone, Debug)]
+pub struct Skill {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    pub(crate) frontmatter: Frontmatter,
+    pub(crate) triggers: Vec<String>,
+    pub(crate) companions: Vec<String>,
+    pub(crate) origin: Origin,
+    pub(crate) location: String,
+    /// Filled at load for small files and data skills; read on first use for a
+    /// `SKILL.md` too large to read whole up front.
+    pub(crate) body: OnceLock<String>,
+}
+
+/// Where a skill came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// A `SKILL.md` on disk.
+    Fs {
+        /// The `SKILL.md` path, as walked (absolute; links not resolved).
+        skill_md: PathBuf,
+        /// The directory holding it: the skill's base.
+        dir: PathBuf,
+    },
+    /// A skill supplied as data ([`SkillDef`]); it never shows a host path.
+    Logical {
+        /// The base the model is told, `skill://<name>/` unless supplied.
+        base: String,
+        /// The resource names disclosed, in supplied order.
+        resources: Vec<String>,
+    },
+}
+
+impl Origin {
+    /// `fs` or `logical`: the name used in JSON and tables.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Origin::Fs { .. } => "fs",
+            Origin::Logical { .. } => "logical",
+        }
+    }
+}
+
+impl Skill {
+    /// The skill's name: unique in a catalog.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description, if the frontmatter has one (it may be empty).
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// Every key of the frontmatter, in the author's order.
+    pub fn frontmatter(&self) -> &Frontmatter {
+        &self.frontmatter
+    }
+
+    /// Trigger phrases (`triggers`), trimmed, empty ones dropped.
+    pub fn triggers(&self) -> &[String] {
+        &self.triggers
+    }
+
+    /// Names of companion skills (`companions`), trimmed, empty ones dropped.
+    pub fn companions(&self) -> &[String] {
+        &self.companions
+    }
+
+    /// Where the skill came from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The `SKILL.md` path, or a data skill's base.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// The text after the frontmatter, verbatim.
+    ///
+    /// # Errors
+    ///
+    /// The body of a `SKILL.md` too large to read whole when the catalog was
+    /// built is read now; that read can fail, or find the file changed so that
+    /// it no longer has a frontmatter.
+    pub fn body(&self) -> io::Result<&str> {
+        if let Some(body) = self.body.get() {
+            return Ok(body);
+        }
+        let Origin::Fs { skill_md, .. } = &self.origin else {
+            return Ok("");
+        };
+        let body = read::body(skill_md)?;
+        Ok(self.body.get_or_init(|| body))
+    }
+
+    /// The directory of a disk skill.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::Fs { dir, .. } => Some(dir),
+            Origin::Logical { .. } => None,
+        }
+    }
+}
+
+/// A skill supplied as data rather than found on disk: a database row, an
+/// HTTP response, a literal in the host program.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::SkillDef;
+///
+/// let def = SkillDef::new("release")
+///     .description("Cut a release")
+///     .content("1. Bump the version.")
+///     .resources(["checklist.md"]);
+/// assert_eq!(def.name.as_deref(), Some("release"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SkillDef {
+    /// The name; a definition without one is skipped as `missing-name`.
+    pub name: Option<String>,
+    /// The description, used as given (not trimmed).
+    pub description: Option<String>,
+    /// The body.
+    pub content: String,
+    /// Resource names listed by the `skill` tool, verbatim and in this order.
+    pub resources: Vec<String>,
+    /// The base; empty or absent means `skill://<name>/`.
+    pub base: Option<String>,
+}
+
+impl SkillDef {
+    /// A definition with this name and nothing else.
+    pub fn new(name: impl Into<String>) -> SkillDef {
+        SkillDef { name: Some(name.into()), ..SkillDef::default() }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> SkillDef {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the body.
+    pub fn content(mut self, content: impl Into<String>) -> SkillDef {
+        self.content = content.into();
+        self
+    }
+
+    /// Sets the resource names.
+    pub fn resources<I, S>(mut self, resources: I) -> SkillDef
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.resources = resources.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the base.
+    pub fn base(mut self, base: impl Into<String>) -> SkillDef {
+        self.base = Some(base.into());
+        self
+    }
+}

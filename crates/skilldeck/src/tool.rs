@@ -1,0 +1,222 @@
+//! Level 2: the `skill` tool (toolnexus), its declaration in each vendor's
+//! shape, and its output, byte for byte.
+
+use serde_json::{Value, json};
+
+use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
+use crate::skill::{Origin, Skill};
+use crate::text::{file_url, js_trim};
+
+/// What a tool call returns: the text for the model, whether it is an error,
+/// and (on success) which skill was served from where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The text the model sees.
+    pub output: String,
+    /// Whether the call failed (unknown skill, bad arguments).
+    pub is_error: bool,
+    /// The skill served, on success.
+    pub metadata: Option<ToolMetadata>,
+}
+
+impl ToolResult {
+    /// An error result carrying `message`.
+    pub fn error(message: impl Into<String>) -> ToolResult {
+        ToolResult { output: message.into(), is_error: true, metadata: None }
+    }
+}
+
+/// Which skill a successful call served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolMetadata {
+    /// The skill's name.
+    pub name: String,
+    /// The skill directory (a disk skill) or the base (a data skill).
+    pub dir: String,
+}
+
+/// A tool's name, description and JSON Schema for its input, with the shapes
+/// each model vendor wants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolDeclaration {
+    /// The tool name.
+    pub name: &'static str,
+    /// The description the model reads.
+    pub description: &'static str,
+    /// The JSON Schema of the arguments.
+    pub input_schema: Value,
+}
+
+impl ToolDeclaration {
+    /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters}}`.
+    pub fn openai(&self) -> Value {
+        json!({"type": "function", "function": {
+            "name": self.name, "description": self.description, "parameters": self.input_schema,
+        }})
+    }
+
+    /// Anthropic Messages: `{name, description, input_schema}`.
+    pub fn anthropic(&self) -> Value {
+        json!({"name": self.name, "description": self.description, "input_schema": self.input_schema})
+    }
+
+    /// Gemini function declaration: `{name, description, parameters}`. Gemini's
+    /// schema subset has no `additionalProperties`, so it is left out there.
+    pub fn gemini(&self) -> Value {
+        let mut parameters = self.input_schema.clone();
+        if let Some(object) = parameters.as_object_mut() {
+            object.remove("additionalProperties");
+        }
+        json!({"name": self.name, "description": self.description, "parameters": parameters})
+    }
+
+    /// MCP `tools/list` entry: `{name, description, inputSchema}`.
+    pub fn mcp(&self) -> Value {
+        json!({"name": self.name, "description": self.description, "inputSchema": self.input_schema})
+    }
+}
+
+/// The `skill` tool over one catalog snapshot: the model names a skill and
+/// gets its body, its base and a sample of its files.
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// use skilldeck::{Catalog, SkillDef, SkillTool};
+///
+/// let catalog = Catalog::builder()
+///     .skill(SkillDef::new("release").content("1. Bump the version.\n"))
+///     .build()?;
+/// let tool = SkillTool::new(&catalog);
+/// let found = tool.call(&json!({"name": "release"}));
+/// assert!(!found.is_error);
+/// assert!(found.output.starts_with("<skill_content name=\"release\">\n# Skill: release\n\n1. Bump the version.\n"));
+/// let missing = tool.call(&json!({"name": "deploy"}));
+/// assert_eq!(missing.output, "Skill \"deploy\" not found. Available skills: release");
+/// # Ok::<(), skilldeck::BuildError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SkillTool {
+    catalog: Catalog,
+}
+
+impl SkillTool {
+    /// The tool's name.
+    pub const NAME: &'static str = "skill";
+
+    /// The tool's description: toolnexus's 398 characters.
+    pub const DESCRIPTION: &'static str = "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.\n\nUse this tool to inject the skill's instructions and resources into current conversation. The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.\n\nThe skill name must match one of the skills listed in your system prompt.";
+
+    /// The tool over `catalog` (a cheap clone of the snapshot).
+    pub fn new(catalog: &Catalog) -> SkillTool {
+        SkillTool { catalog: catalog.clone() }
+    }
+
+    /// The declaration: name, description and input schema.
+    pub fn declaration() -> ToolDeclaration {
+        ToolDeclaration {
+            name: Self::NAME,
+            description: Self::DESCRIPTION,
+            input_schema: json!({
+                "type": "object",
+                "properties": {"name": {"type": "string", "description": "The name of the skill to load"}},
+                "required": ["name"],
+                "additionalProperties": false,
+            }),
+        }
+    }
+
+    /// Runs the tool on a model's arguments (`{"name": "…"}`), with the
+    /// catalog's sample limit. Bad arguments are an error result.
+    pub fn call(&self, args: &Value) -> ToolResult {
+        match skill_name_argument(args) {
+            Ok(name) => self.load(name, self.catalog.sample_limit()),
+            Err(message) => ToolResult::error(message),
+        }
+    }
+
+    /// Serves the skill `name` with a given sample limit.
+    pub fn load(&self, name: &str, limit: SampleLimit) -> ToolResult {
+        let Some(skill) = self.catalog.get(name) else {
+            return ToolResult::error(not_found(&self.catalog, name));
+        };
+        let body = match skill.body() {
+            Ok(body) => body,
+            Err(error) => return ToolResult::error(format!("Skill \"{name}\" could not be read: {error}")),
+        };
+        let (base, dir, files) = match skill.origin() {
+            Origin::Fs { dir, .. } => {
+                let files = limit.cap().map(|cap| self.sample(dir, cap));
+                (file_url(dir), dir.to_string_lossy().into_owned(), files)
+            }
+            Origin::Logical { base, resources } => {
+                let files = limit
+                    .cap()
+                    .filter(|_| !resources.is_empty())
+                    .map(|cap| resources.iter().take(cap).cloned().collect());
+                (base.clone(), base.clone(), files)
+            }
+        };
+        ToolResult {
+            output: render_output(skill, body, &base, files.as_deref()),
+            is_error: false,
+            metadata: Some(ToolMetadata { name: skill.name().to_owned(), dir }),
+        }
+    }
+
+    /// Every regular file below `dir` except `SKILL.md` files, sorted by
+    /// relative path in code-point order, then capped.
+    fn sample(&self, dir: &std::path::Path, cap: usize) -> Vec<String> {
+        let mut walk = self.catalog.walker(dir).files(|name| name != SKILL_MD);
+        walk.files.retain(|f| f.regular);
+        walk.files.sort_by(|a, b| a.rel_bytes().cmp(b.rel_bytes()));
+        walk.files.iter().take(cap).map(|f| f.path.to_string_lossy().into_owned()).collect()
+    }
+}
+
+/// The `name` argument, or the error text for the model.
+fn skill_name_argument(args: &Value) -> Result<&str, String> {
+    let Some(object) = args.as_object() else {
+        return Err("Invalid arguments: expected an object with a string \"name\".".into());
+    };
+    if let Some(key) = object.keys().find(|k| *k != "name") {
+        return Err(format!("Invalid arguments: unknown argument \"{key}\"; the skill tool takes only \"name\"."));
+    }
+    match object.get("name") {
+        Some(Value::String(name)) => Ok(name),
+        Some(_) => Err("Invalid arguments: \"name\" must be a string.".into()),
+        None => Err("Invalid arguments: missing required argument \"name\".".into()),
+    }
+}
+
+/// `Skill "<name>" not found. Available skills: <sorted names or none>`.
+fn not_found(catalog: &Catalog, name: &str) -> String {
+    let mut names: Vec<&str> = catalog.skills().map(Skill::name).collect();
+    names.sort_unstable();
+    let available = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
+    format!("Skill \"{name}\" not found. Available skills: {available}")
+}
+
+/// The toolnexus output template (reference §3.4): lines joined by `\n`, no
+/// trailing newline; the file block and its `Note:` line are one unit.
+fn render_output(skill: &Skill, body: &str, base: &str, files: Option<&[String]>) -> String {
+    let name = skill.name();
+    let body = js_trim(body);
+    let mut out = String::with_capacity(body.len() + 512);
+    out.push_str(&format!("<skill_content name=\"{name}\">\n# Skill: {name}\n\n{body}\n\n"));
+    out.push_str(&format!("Base directory for this skill: {base}\n"));
+    out.push_str("Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.\n");
+    if let Some(files) = files {
+        out.push_str("Note: file list is sampled.\n\n<skill_files>\n");
+        for (i, file) in files.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str(&format!("<file>{file}</file>"));
+        }
+        out.push_str("\n</skill_files>\n");
+    }
+    out.push_str("</skill_content>");
+    out
+}
