@@ -1,0 +1,13 @@
+//! Integration tests of the skilldeck engine, on real directories.
+
+// Shared helpers: temporary skill trees.
+mod util;
+
+// The shared conformance vectors and port tests of toolnexus (reference §7).
+mod conformance;
+
+// Hostile and broken input: each gives a skip or a warning, never a panic or hang.
+mod bad_input;
+
+// Byte-for-byte comparison with the real toolnexus 0.21.0 Python port.
+mod differential;
