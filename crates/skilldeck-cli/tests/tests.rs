@@ -1,6 +1,9 @@
 //! The `skilldeck` binary, run as a user runs it, on the bundled example tree
 //! and on trees made by the tests.
 
+// A broken fixture should stop a test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -68,9 +71,19 @@ fn list_json_has_the_documented_shape() {
     std::fs::create_dir_all(tree.path().join("bad")).expect("mkdir");
     std::fs::write(tree.path().join("bad/SKILL.md"), "no frontmatter\n").expect("write");
     let defs = tree.path().join("defs.json");
-    std::fs::write(&defs, r#"[{"name":"data","content":"x","resources":["a.md"]},{"description":"anonymous"}]"#).expect("write");
+    std::fs::write(&defs, r#"[{"name":"data","content":"x","resources":["a.md"]},{"description":"anonymous"}]"#)
+        .expect("write");
     let root = tree.path().to_str().expect("utf-8");
-    let out = skilldeck(&["list", "--json", "--root", root, "--skills", defs.to_str().expect("utf-8"), "--filter", "ghost=false"]);
+    let out = skilldeck(&[
+        "list",
+        "--json",
+        "--root",
+        root,
+        "--skills",
+        defs.to_str().expect("utf-8"),
+        "--filter",
+        "ghost=false",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     let expected = serde_json::json!({
@@ -91,7 +104,9 @@ fn list_json_has_the_documented_shape() {
 
 #[test]
 fn schema_prints_each_vendor_shape() {
-    for (format, key) in [("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"), ("mcp", "inputSchema")] {
+    for (format, key) in
+        [("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"), ("mcp", "inputSchema")]
+    {
         let out = skilldeck(&["schema", "--format", format]);
         assert_eq!(out.status.code(), Some(0));
         let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
@@ -115,7 +130,10 @@ fn usage_errors_exit_2_with_a_message() {
         assert_eq!(stdout(&out), "", "{args:?}");
     }
     let out = skilldeck(&["list", "--sample-limit", "-2"]);
-    assert_eq!(stderr(&out), "skilldeck: invalid sample limit -2: use 0 (ten files), a positive cap, or -1 (no file list)\n");
+    assert_eq!(
+        stderr(&out),
+        "skilldeck: invalid sample limit -2: use 0 (ten files), a positive cap, or -1 (no file list)\n"
+    );
 }
 
 #[test]

@@ -33,7 +33,8 @@ use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Whether symbolic links are followed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,12 +151,7 @@ impl Walker {
     /// A walker below `root` that follows links, skips nothing and has the
     /// default [`Limits`].
     pub fn new(root: impl Into<PathBuf>) -> Walker {
-        Walker {
-            root: root.into(),
-            symlinks: Symlinks::default(),
-            limits: Limits::default(),
-            skip_dirs: Vec::new(),
-        }
+        Walker { root: root.into(), symlinks: Symlinks::default(), limits: Limits::default(), skip_dirs: Vec::new() }
     }
 
     /// Sets the link policy. Default: [`Symlinks::Follow`].
@@ -187,7 +183,9 @@ impl Walker {
             return walk;
         }
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
-        let mut level = vec![Dir { path: self.root.clone(), rel: PathBuf::new(), depth: 0 }];
+        let real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let root = Dir { path: self.root.clone(), rel: PathBuf::new(), depth: 0, real, exits: Arc::default() };
+        let mut level = vec![root];
         let (mut dirs, mut entries) = (0usize, 0usize);
         while !level.is_empty() {
             if dirs + level.len() > self.limits.max_dirs {
@@ -218,9 +216,10 @@ impl Walker {
                         }
                         Kind::LinkLoop => {}
                         Kind::LinkedDir { ref target } if !seen_links.insert(target.clone()) => {}
-                        Kind::Dir | Kind::LinkedDir { .. } => {
-                            let (path, rel) = (dir.path.join(&entry.name), dir.rel.join(&entry.name));
-                            next.push(Dir { path, rel, depth });
+                        Kind::Dir => next.push(dir.child(&entry.name, dir.real.join(&entry.name), dir.exits.clone())),
+                        Kind::LinkedDir { target } => {
+                            let exits = dir.exits.iter().cloned().chain([dir.real.clone()]).collect();
+                            next.push(dir.child(&entry.name, target, exits));
                         }
                     }
                 }
@@ -238,7 +237,7 @@ impl Walker {
         let mut entries: Vec<Entry> = listing
             .filter_map(Result::ok)
             .filter_map(|entry| {
-                let kind = self.kind(&dir.path, &entry)?;
+                let kind = self.kind(dir, &entry)?;
                 Some(Entry { name: entry.file_name(), kind })
             })
             .collect();
@@ -248,7 +247,7 @@ impl Walker {
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
     /// any link when links are skipped).
-    fn kind(&self, parent: &Path, entry: &fs::DirEntry) -> Option<Kind> {
+    fn kind(&self, parent: &Dir, entry: &fs::DirEntry) -> Option<Kind> {
         let file_type = entry.file_type().ok()?;
         if !file_type.is_symlink() {
             return Some(if file_type.is_dir() { Kind::Dir } else { Kind::File { regular: file_type.is_file() } });
@@ -260,20 +259,34 @@ impl Walker {
         if !meta.is_dir() {
             return Some(Kind::File { regular: meta.is_file() });
         }
-        // A link to a directory that holds the link (an ancestor, the root) is
-        // a loop. Every other cycle passes through some link twice, and each
-        // link target is entered once per walk, so every walk ends.
+        // A link to a directory that holds any directory of the walked path
+        // (an ancestor, the root, or a directory left through an earlier link)
+        // leads back into the walk: a loop. Each other link target is entered
+        // once per walk, so every walk ends.
         let target = fs::canonicalize(entry.path()).ok()?;
-        let here = fs::canonicalize(parent).ok()?;
-        Some(if here.starts_with(&target) { Kind::LinkLoop } else { Kind::LinkedDir { target } })
+        let is_loop = parent.real.starts_with(&target) || parent.exits.iter().any(|exit| exit.starts_with(&target));
+        Some(if is_loop { Kind::LinkLoop } else { Kind::LinkedDir { target } })
     }
 }
 
 /// A directory to list.
 struct Dir {
+    /// The walked path.
     path: PathBuf,
+    /// The walked path relative to the root.
     rel: PathBuf,
     depth: usize,
+    /// The resolved path, derived without system calls below the last link.
+    real: PathBuf,
+    /// The resolved paths of the directories where the walk took a link to
+    /// get here: the rest of the walked path, for the loop guard.
+    exits: Arc<[PathBuf]>,
+}
+
+impl Dir {
+    fn child(&self, name: &OsStr, real: PathBuf, exits: Arc<[PathBuf]>) -> Dir {
+        Dir { path: self.path.join(name), rel: self.rel.join(name), depth: self.depth + 1, real, exits }
+    }
 }
 
 /// One listed entry.
@@ -298,10 +311,7 @@ enum Kind {
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     /// Below this many items per thread, one thread is faster.
     const PER_THREAD_MIN: usize = 32;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len() / PER_THREAD_MIN)
-        .max(1);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(items.len() / PER_THREAD_MIN).max(1);
     if threads == 1 {
         return items.iter().map(f).collect();
     }
@@ -312,4 +322,3 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
         workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
-

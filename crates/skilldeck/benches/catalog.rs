@@ -4,6 +4,9 @@
 //! Run: `cargo bench -p skilldeck`. Compare ratios between runs, not times:
 //! the machines are shared.
 
+// A bench whose setup fails should stop loudly.
+#![allow(clippy::expect_used)]
+
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};

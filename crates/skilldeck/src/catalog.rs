@@ -393,8 +393,17 @@ impl CatalogBuilder {
     pub fn build(&self) -> Result<Catalog, BuildError> {
         let sample_limit = SampleLimit::from_config(self.sample_limit)?;
         let mut assembly = Assembly::default();
-        for root in &self.roots {
-            self.collect_root(root, &mut assembly);
+        // Absent roots are warned about first, as toolnexus does.
+        let (roots, absent): (Vec<_>, Vec<_>) = self
+            .roots
+            .iter()
+            .map(|r| (r, std::path::absolute(r).unwrap_or_else(|_| r.clone())))
+            .partition(|(_, a)| a.is_dir());
+        for (root, _) in absent {
+            assembly.warn(Warning::RootNotFound { root: root.clone() });
+        }
+        for (root, absolute) in roots {
+            self.collect_root(root, &absolute, &mut assembly);
         }
         for def in &self.skills {
             assembly.offer(data_skill(def));
@@ -408,22 +417,16 @@ impl CatalogBuilder {
         Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
     }
 
-    fn collect_root(&self, root: &Path, assembly: &mut Assembly) {
-        let absolute = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        if !absolute.is_dir() {
-            assembly.warn(Warning::RootNotFound { root: root.to_path_buf() });
-            return;
-        }
-        let mut walk = walker(&absolute, self.symlinks, self.limits).files(|name| name == SKILL_MD);
+    fn collect_root(&self, root: &Path, absolute: &Path, assembly: &mut Assembly) {
+        let mut walk = walker(absolute, self.symlinks, self.limits).files(|name| name == SKILL_MD);
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
         // The order that decides which duplicate wins: depth, then code point.
         walk.files.sort_by(|a, b| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
-        let outcomes = parallel_map(&walk.files, |file| {
-            read::skill_md(&file.path, file.regular, max_frontmatter, self.mode)
-        });
+        let outcomes =
+            parallel_map(&walk.files, |file| read::skill_md(&file.path, file.regular, max_frontmatter, self.mode));
         for outcome in outcomes {
             match outcome {
                 Ok((skill, recovered)) => {

@@ -160,10 +160,8 @@ pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Resul
             (IndexMap::new(), Some(YamlProblem { message, position, refused }))
         }
     };
-    if mode == FrontmatterMode::Strict {
-        if let Some(problem) = problem {
-            return Err(HeadError::Malformed(problem));
-        }
+    if let (FrontmatterMode::Strict, Some(problem)) = (mode, &problem) {
+        return Err(HeadError::Malformed(problem.clone()));
     }
 
     let mut head = Head::default();

@@ -46,8 +46,8 @@ mod text;
 mod tool;
 
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
-    Skip, SkipReason, Warning,
+    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Skip,
+    SkipReason, Warning,
 };
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
 pub use skill::{Origin, Skill, SkillDef};

@@ -70,24 +70,23 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
 }
 
 /// Reads as much of the file as its frontmatter needs: `Some((bytes, whole
-/// file read))`, or `None` when the frontmatter does not close within
-/// `max_frontmatter` bytes.
+/// file read))`, or `None` when the frontmatter is larger than
+/// `max_frontmatter` bytes (closed or not).
 fn read_head(path: &Path, max_frontmatter: usize) -> io::Result<Option<(Vec<u8>, bool)>> {
     let mut file = File::open(path)?;
     let mut bytes = Vec::with_capacity(FIRST_READ);
     let mut want = FIRST_READ;
     loop {
         let got = (&mut file).take(want as u64).read_to_end(&mut bytes)?;
-        if got < want {
-            return Ok(Some((bytes, true)));
-        }
+        let complete = got < want;
         let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
         // Judge only whole lines: the last one may continue past this read.
-        let whole_lines = text.iter().rposition(|&b| b == b'\n').map_or(&text[..0], |i| &text[..=i]);
-        match frontmatter::fences(whole_lines) {
-            Fences::None | Fences::Closed { .. } => return Ok(Some((bytes, false))),
-            Fences::Unclosed if text.len() > max_frontmatter => return Ok(None),
-            Fences::Unclosed => want = bytes.len(),
+        let seen = if complete { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
+        match frontmatter::fences(seen) {
+            Fences::Closed { yaml_start, yaml_end, .. } if yaml_end - yaml_start > max_frontmatter => return Ok(None),
+            Fences::Unclosed if seen.len() > max_frontmatter => return Ok(None),
+            Fences::Unclosed if !complete => want = bytes.len(),
+            _ => return Ok(Some((bytes, complete))),
         }
     }
 }
@@ -98,9 +97,6 @@ pub(crate) fn body(path: &Path) -> io::Result<String> {
     let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     match frontmatter::fences(text) {
         Fences::Closed { body_start, .. } => Ok(String::from_utf8_lossy(&text[body_start..]).into_owned()),
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} no longer has a frontmatter", path.display()),
-        )),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{} no longer has a frontmatter", path.display()))),
     }
 }

@@ -12,20 +12,8 @@ use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
 pub(crate) fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-            | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
     )
 }
 
@@ -92,17 +80,11 @@ mod tests {
     #[test]
     fn file_url_encodes_as_node_except_tilde() {
         let url = file_url(Path::new("/a b/!'()*$&+,;=:@/\"#%<>?[\\]^`{|}/~/é/\t"));
-        assert_eq!(
-            url,
-            "file:///a%20b/!'()*$&+,;=:@/%22%23%25%3C%3E%3F%5B%5C%5D%5E%60%7B%7C%7D/~/%C3%A9/%09"
-        );
+        assert_eq!(url, "file:///a%20b/!'()*$&+,;=:@/%22%23%25%3C%3E%3F%5B%5C%5D%5E%60%7B%7C%7D/~/%C3%A9/%09");
     }
 
     #[test]
     fn xml_escape_matches_python_html_escape() {
-        assert_eq!(
-            xml_escape(r#"Use <foo> & "bar" it's"#),
-            "Use &lt;foo&gt; &amp; &quot;bar&quot; it&#x27;s"
-        );
+        assert_eq!(xml_escape(r#"Use <foo> & "bar" it's"#), "Use &lt;foo&gt; &amp; &quot;bar&quot; it&#x27;s");
     }
 }

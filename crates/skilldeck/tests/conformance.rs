@@ -52,7 +52,10 @@ fn v1_the_shared_fixture_output_is_exact() {
     assert!(!result.is_error);
     let metadata = result.metadata.expect("metadata");
     assert_eq!((metadata.name.as_str(), metadata.dir.as_str()), ("hello-world", dir.as_str()));
-    assert_eq!(render::toolnexus(&catalog), format!("{PREAMBLE}\n\n## Available Skills\n- **hello-world**: A tiny example skill."));
+    assert_eq!(
+        render::toolnexus(&catalog),
+        format!("{PREAMBLE}\n\n## Available Skills\n- **hello-world**: A tiny example skill.")
+    );
 }
 
 #[test]
@@ -137,7 +140,12 @@ fn v5_inventory_reports_each_skip_reason() {
 fn v6_data_skills_use_their_base_and_resources() {
     let catalog = build(
         Catalog::builder()
-            .skill(SkillDef::new("notes").description("n").content("Use the notes.\n").resources(["guide.md", "templates/daily.md"]))
+            .skill(
+                SkillDef::new("notes")
+                    .description("n")
+                    .content("Use the notes.\n")
+                    .resources(["guide.md", "templates/daily.md"]),
+            )
             .skill(SkillDef::new("solo").content("just text"))
             .skill(SkillDef::new("vault").content("v").base("vault://kb/b/"))
             .skill(SkillDef::new("e").content("e").base(""))
@@ -155,7 +163,9 @@ fn v6_data_skills_use_their_base_and_resources() {
     assert_eq!(result.metadata.expect("metadata").dir, "skill://notes/");
     assert_eq!(
         call(&catalog, "solo"),
-        format!("<skill_content name=\"solo\">\n# Skill: solo\n\njust text\n\nBase directory for this skill: skill://solo/\n{RELATIVE}\n</skill_content>")
+        format!(
+            "<skill_content name=\"solo\">\n# Skill: solo\n\njust text\n\nBase directory for this skill: skill://solo/\n{RELATIVE}\n</skill_content>"
+        )
     );
     assert!(call(&catalog, "vault").contains("Base directory for this skill: vault://kb/b/\n"));
     assert_eq!(catalog.get("vault").expect("vault").location(), "vault://kb/b/");
@@ -191,7 +201,10 @@ fn v7_sample_limits_cap_the_block_or_remove_it() {
     let catalog = build(Catalog::builder().root(tree.root()));
     let tool = SkillTool::new(&catalog);
     let per_call = tool.load("many", skilldeck::SampleLimit::Max(1)).output;
-    assert!(per_call.contains(&format!("<skill_files>\n<file>{}</file>\n</skill_files>", tree.path("many/f00.txt").display())));
+    assert!(
+        per_call
+            .contains(&format!("<skill_files>\n<file>{}</file>\n</skill_files>", tree.path("many/f00.txt").display()))
+    );
     assert!(matches!(Catalog::builder().sample_limit(-2).build(), Err(skilldeck::BuildError::SampleLimit(-2))));
 }
 
@@ -199,18 +212,42 @@ fn v7_sample_limits_cap_the_block_or_remove_it() {
 fn v8_sampling_is_sorted_by_code_point_then_capped() {
     let tree = Tree::new();
     tree.skill("s", "s", "d", "");
-    for rel in ["zeta.txt", "Alpha.txt", "beta.txt", "_under.txt", "10.txt", "9.txt", "aaa/f.txt", "aaa/inner/g.txt", "Mmm/f.txt", "a-b.txt", "a/x.txt"] {
+    for rel in [
+        "zeta.txt",
+        "Alpha.txt",
+        "beta.txt",
+        "_under.txt",
+        "10.txt",
+        "9.txt",
+        "aaa/f.txt",
+        "aaa/inner/g.txt",
+        "Mmm/f.txt",
+        "a-b.txt",
+        "a/x.txt",
+    ] {
         tree.file(&format!("s/{rel}"), "x");
     }
-    tree.file("s/node_modules/pkg/index.js", "x").file("s/.git/HEAD", "x").file("s/nested/SKILL.md", "---\nname: nested\n---\n");
+    tree.file("s/node_modules/pkg/index.js", "x")
+        .file("s/.git/HEAD", "x")
+        .file("s/nested/SKILL.md", "---\nname: nested\n---\n");
     tree.file("s/.hidden", "x");
     let catalog = build(Catalog::builder().root(tree.root()).sample_limit(50));
     let out = call(&catalog, "s");
     let dir = tree.path("s").display().to_string();
     let listed: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("<file>")?.strip_suffix("</file>")).collect();
     let expected: Vec<String> = [
-        ".hidden", "10.txt", "9.txt", "Alpha.txt", "Mmm/f.txt", "_under.txt", "a-b.txt", "a/x.txt", "aaa/f.txt",
-        "aaa/inner/g.txt", "beta.txt", "zeta.txt",
+        ".hidden",
+        "10.txt",
+        "9.txt",
+        "Alpha.txt",
+        "Mmm/f.txt",
+        "_under.txt",
+        "a-b.txt",
+        "a/x.txt",
+        "aaa/f.txt",
+        "aaa/inner/g.txt",
+        "beta.txt",
+        "zeta.txt",
     ]
     .iter()
     .map(|rel| format!("{dir}/{rel}"))
@@ -226,14 +263,18 @@ fn v9_an_empty_sample_and_an_empty_body_keep_their_lines() {
     let dir = tree.path("e").display().to_string();
     assert_eq!(
         out,
-        format!("<skill_content name=\"e\">\n# Skill: e\n\n\n\nBase directory for this skill: file://{dir}\n{RELATIVE}\nNote: file list is sampled.\n\n<skill_files>\n\n</skill_files>\n</skill_content>")
+        format!(
+            "<skill_content name=\"e\">\n# Skill: e\n\n\n\nBase directory for this skill: file://{dir}\n{RELATIVE}\nNote: file list is sampled.\n\n<skill_files>\n\n</skill_files>\n</skill_content>"
+        )
     );
 }
 
 #[test]
 fn v10_discovery_order_decides_duplicates() {
     let tree = Tree::new();
-    tree.skill("z2", "dup", "second", "SECOND").skill("a1", "dup", "first", "FIRST").skill("m5/deep", "dup", "deep", "DEEP");
+    tree.skill("z2", "dup", "second", "SECOND")
+        .skill("a1", "dup", "first", "FIRST")
+        .skill("m5/deep", "dup", "deep", "DEEP");
     tree.skill("b/inner", "top", "nested copy", "NESTED").skill("top", "top", "top level", "TOP");
     let catalog = build(Catalog::builder().root(tree.root()));
     assert!(call(&catalog, "dup").contains("\n\nFIRST\n\n"));
@@ -251,7 +292,11 @@ fn v11_roots_in_order_then_data_first_name_wins() {
     r1.skill("shared", "shared", "one", "R1");
     r2.skill("shared", "shared", "two", "R2").skill("only-r2", "only-r2", "x", "");
     let catalog = build(
-        Catalog::builder().root(r1.root()).root(r2.root()).skill(SkillDef::new("shared").content("DATA")).root("/definitely/missing"),
+        Catalog::builder()
+            .root(r1.root())
+            .root(r2.root())
+            .skill(SkillDef::new("shared").content("DATA"))
+            .root("/definitely/missing"),
     );
     assert_eq!(names(&catalog), ["shared", "only-r2"]);
     assert!(call(&catalog, "shared").contains("\n\nR1\n\n"));
@@ -259,8 +304,11 @@ fn v11_roots_in_order_then_data_first_name_wins() {
     assert_eq!(
         warnings,
         [
-            format!("duplicate skill name \"shared\" ({}) \u{2014} keeping first", r2.path("shared/SKILL.md").display()),
             "skills dir not found: /definitely/missing".to_owned(),
+            format!(
+                "duplicate skill name \"shared\" ({}) \u{2014} keeping first",
+                r2.path("shared/SKILL.md").display()
+            ),
             "duplicate skill name \"shared\" (skill://shared/) \u{2014} keeping first".to_owned(),
         ]
     );
@@ -269,7 +317,9 @@ fn v11_roots_in_order_then_data_first_name_wins() {
 #[test]
 fn v12_git_and_node_modules_are_never_entered() {
     let tree = Tree::new();
-    tree.skill("node_modules/pkg", "hidden-a", "x", "").skill(".git/hooks", "hidden-b", "x", "").skill("visible", "visible", "x", "");
+    tree.skill("node_modules/pkg", "hidden-a", "x", "")
+        .skill(".git/hooks", "hidden-b", "x", "")
+        .skill("visible", "visible", "x", "");
     tree.skill(".config/skill", "dotted", "hidden dirs other than .git are walked", "");
     let catalog = build(Catalog::builder().root(tree.root()));
     assert_eq!(names(&catalog), ["visible", "dotted"], "depth first, then code point");
@@ -287,7 +337,9 @@ fn v13_catalog_lists_described_skills_in_code_point_order() {
     ]));
     assert_eq!(
         render::toolnexus(&catalog),
-        format!("{PREAMBLE}\n\n## Available Skills\n- **Upper**: u\n- **_x**: x\n- **alpha**: a\n- **empty**: \n- **zeta**: z")
+        format!(
+            "{PREAMBLE}\n\n## Available Skills\n- **Upper**: u\n- **_x**: x\n- **alpha**: a\n- **empty**: \n- **zeta**: z"
+        )
     );
     let silent = build(Catalog::builder().skill(SkillDef::new("silent")));
     assert_eq!(render::toolnexus(&silent), "No skills are currently available.");
@@ -340,7 +392,10 @@ fn v16_a_provider_runs_once_and_its_failure_is_isolated() {
 #[test]
 fn v17_a_root_level_skill_samples_the_whole_root_and_nested_files() {
     let tree = Tree::new();
-    tree.file("SKILL.md", "---\nname: root\n---\nR\n").file("top.txt", "x").skill("child", "child", "c", "C").file("child/c.txt", "x");
+    tree.file("SKILL.md", "---\nname: root\n---\nR\n")
+        .file("top.txt", "x")
+        .skill("child", "child", "c", "C")
+        .file("child/c.txt", "x");
     let catalog = build(Catalog::builder().root(tree.root()));
     assert_eq!(names(&catalog), ["root", "child"]);
     let out = call(&catalog, "root");

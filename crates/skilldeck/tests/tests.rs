@@ -1,5 +1,8 @@
 //! Integration tests of the skilldeck engine, on real directories.
 
+// A broken fixture should stop a test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 // Shared helpers: temporary skill trees.
 mod util;
 

@@ -13,7 +13,10 @@ fn closed(text: &str) -> (String, String) {
 
 #[test]
 fn fence_rules() {
-    assert_eq!(closed("---\nname: x\ndescription: d\n---\nbody\n"), ("name: x\ndescription: d\n".into(), "body\n".into()));
+    assert_eq!(
+        closed("---\nname: x\ndescription: d\n---\nbody\n"),
+        ("name: x\ndescription: d\n".into(), "body\n".into())
+    );
     assert_eq!(closed("---\r\nname: x\r\n---\r\nbody\r\n"), ("name: x\r\n".into(), "body\r\n".into()));
     assert_eq!(closed("---\nname: x\n---"), ("name: x\n".into(), "".into()));
     assert_eq!(closed("---\nname: x\n---   \nbody"), ("name: x\n".into(), "body".into()));

@@ -1,0 +1,464 @@
+//! Walker tests on real directories: link loops, dangling links, skipped
+//! directories, special files, limits and odd roots.
+
+// A broken fixture should stop a test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::OsStr;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Walk, Walker};
+use tempfile::TempDir;
+
+/// Writes `contents` at `root/rel`, creating parent directories.
+fn write(root: &Path, rel: &str, contents: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+/// Creates a link at `root/rel` pointing to `target`.
+fn link(target: impl AsRef<Path>, root: &Path, rel: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    symlink(target, path).unwrap();
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Every non-directory entry, with a time bound so that a loop fails rather
+/// than hangs the suite.
+fn walk_all(walker: &Walker) -> Walk {
+    let start = Instant::now();
+    let walk = walker.files(|_| true);
+    assert!(start.elapsed() < Duration::from_secs(10), "walk took {:?}", start.elapsed());
+    walk
+}
+
+fn rels(walk: &Walk) -> Vec<String> {
+    walk.files.iter().map(File::rel_path).collect()
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+fn file<'a>(walk: &'a Walk, rel: &str) -> &'a File {
+    walk.files.iter().find(|f| f.rel_path() == rel).unwrap_or_else(|| panic!("{rel} not in {:?}", rels(walk)))
+}
+
+#[test]
+fn a_link_back_to_the_root_is_not_entered() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "a/SKILL.md", "x");
+    write(root, "top.txt", "t");
+    link(root, root, "a/up-absolute");
+    link("..", root, "a/up-relative");
+    link(".", root, "dot");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["top.txt", "a/SKILL.md"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn a_link_to_an_ancestor_is_not_entered() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "a/b/c/deep.txt", "d");
+    write(root, "a/mid.txt", "m");
+    link("../..", root, "a/b/c/back-to-a");
+    link(root.join("a/b"), root, "a/b/c/back-to-b");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["a/mid.txt", "a/b/c/deep.txt"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn a_walk_whose_root_is_a_link_still_sees_loops_to_it() {
+    let tmp = TempDir::new().unwrap();
+    write(tmp.path(), "real/f.txt", "f");
+    link(tmp.path().join("real"), tmp.path(), "alias");
+    link(tmp.path().join("real"), tmp.path(), "real/loop");
+    link(tmp.path().join("alias"), tmp.path(), "real/loop-via-alias");
+
+    let walk = walk_all(&Walker::new(tmp.path().join("alias")));
+    assert_eq!(rels(&walk), ["f.txt"]);
+    assert_eq!(walk.files[0].path, tmp.path().join("alias/f.txt"));
+}
+
+#[test]
+fn a_self_link_is_passed_over() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "ok.txt", "o");
+    link("x", root, "x");
+    link(root.join("sub/y"), root, "sub/y");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["ok.txt"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn two_links_to_one_outside_dir_enter_it_once() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "shared.txt", "s");
+    write(outside.path(), "inner/more.txt", "m");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    link(outside.path(), root, "l1");
+    link(outside.path(), root, "l2");
+    link(outside.path(), root, "sub/l3");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["l1/shared.txt", "l1/inner/more.txt"]);
+}
+
+#[test]
+fn a_cycle_of_two_links_ends() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "a/fa", "a");
+    write(root, "b/fb", "b");
+    link("../b", root, "a/to-b");
+    link("../a", root, "b/to-a");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(sorted(rels(&walk)), ["a/fa", "a/to-b/fb", "b/fb", "b/to-a/fa"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn dangling_links_are_passed_over() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "d/real.txt", "r");
+    link("nowhere", root, "dangling");
+    link("/definitely/not/here", root, "d/dangling-absolute");
+    link("../missing/dir", root, "d/dangling-dir");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["d/real.txt"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn a_link_to_a_file_is_followed_and_regular() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "target.md", "t");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    link(outside.path().join("target.md"), root, "skill/SKILL.md");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["skill/SKILL.md"]);
+    let f = &walk.files[0];
+    assert!(f.regular);
+    assert_eq!(f.depth, 2);
+    assert_eq!(f.path, root.join("skill/SKILL.md"), "the walked path, not the target");
+}
+
+#[test]
+fn skip_symlinks_ignores_every_link() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "f.txt", "f");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "real/r.txt", "r");
+    link(outside.path(), root, "dir-link");
+    link(outside.path().join("f.txt"), root, "file-link");
+    link("real", root, "inner-link");
+    link("nowhere", root, "dangling");
+
+    let walk = walk_all(&Walker::new(root).symlinks(Symlinks::Skip));
+    assert_eq!(rels(&walk), ["real/r.txt"]);
+
+    let followed = walk_all(&Walker::new(root));
+    assert_eq!(sorted(rels(&followed)), ["dir-link/f.txt", "file-link", "inner-link/r.txt", "real/r.txt"]);
+}
+
+#[test]
+fn skipped_dirs_are_never_entered_but_files_of_that_name_are_reported() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, ".git/SKILL.md", "hidden");
+    write(root, "node_modules/pkg/SKILL.md", "hidden");
+    write(root, "deep/er/.git/SKILL.md", "hidden");
+    write(root, "deep/er/node_modules/SKILL.md", "hidden");
+    write(root, "deep/er/SKILL.md", "seen");
+    write(root, "other/node_modules", "a file named node_modules");
+    write(root, "other/.git", "a file named .git (a worktree's)");
+    write(root, "linked/x.txt", "x");
+    link("../linked", root, "via/node_modules");
+
+    let walker = Walker::new(root).skip_dir(".git").skip_dir("node_modules");
+    let walk = walk_all(&walker);
+    assert_eq!(rels(&walk), ["linked/x.txt", "other/.git", "other/node_modules", "deep/er/SKILL.md"]);
+    assert!(file(&walk, "other/node_modules").regular);
+}
+
+#[test]
+fn a_fifo_is_reported_as_not_regular() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "s/plain.txt", "p");
+    std::fs::create_dir_all(root.join("s")).unwrap();
+    mkfifo(&root.join("s/SKILL.md"));
+    link("SKILL.md", root, "s/link-to-fifo");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["s/SKILL.md", "s/link-to-fifo", "s/plain.txt"]);
+    assert!(!file(&walk, "s/SKILL.md").regular);
+    assert!(!file(&walk, "s/link-to-fifo").regular);
+    assert!(file(&walk, "s/plain.txt").regular);
+}
+
+/// `f0`, `d1/f1`, `d1/d2/f2`, `d1/d2/d3/f3`.
+fn chain(root: &Path) {
+    write(root, "f0", "");
+    write(root, "d1/f1", "");
+    write(root, "d1/d2/f2", "");
+    write(root, "d1/d2/d3/f3", "");
+}
+
+fn limits(max_depth: usize, max_dirs: usize, max_entries: usize) -> Limits {
+    Limits { max_depth, max_dirs, max_entries }
+}
+
+#[test]
+fn the_depth_limit_stops_descent_and_says_so() {
+    let tmp = TempDir::new().unwrap();
+    chain(tmp.path());
+    let at = |depth| walk_all(&Walker::new(tmp.path()).limits(Limits { max_depth: depth, ..Limits::default() }));
+
+    let cut = at(2);
+    assert_eq!(rels(&cut), ["f0", "d1/f1", "d1/d2/f2"]);
+    assert_eq!(cut.limit_hit, Some(LimitHit::Depth(2)));
+
+    let root_only = at(0);
+    assert_eq!(rels(&root_only), ["f0"]);
+    assert_eq!(root_only.limit_hit, Some(LimitHit::Depth(0)));
+
+    let enough = at(3);
+    assert_eq!(rels(&enough), ["f0", "d1/f1", "d1/d2/f2", "d1/d2/d3/f3"]);
+    assert_eq!(enough.limit_hit, None);
+    assert_eq!(enough.files.iter().map(|f| f.depth).collect::<Vec<_>>(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn the_dirs_limit_stops_the_walk_and_says_so() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "top", "");
+    for d in ["a", "b", "c"] {
+        write(root, &format!("{d}/f"), "");
+        write(root, &format!("{d}/sub/g"), "");
+    }
+    let with = |n| walk_all(&Walker::new(root).limits(limits(64, n, 1000)));
+
+    let cut = with(2);
+    assert_eq!(rels(&cut), ["top", "a/f"]);
+    assert_eq!(cut.limit_hit, Some(LimitHit::Dirs(2)));
+
+    let root_only = with(1);
+    assert_eq!(rels(&root_only), ["top"]);
+    assert_eq!(root_only.limit_hit, Some(LimitHit::Dirs(1)));
+
+    let nothing = with(0);
+    assert!(nothing.files.is_empty());
+    assert_eq!(nothing.limit_hit, Some(LimitHit::Dirs(0)));
+
+    let second_level_cut = with(5);
+    assert_eq!(rels(&second_level_cut), ["top", "a/f", "b/f", "c/f", "a/sub/g"]);
+    assert_eq!(second_level_cut.limit_hit, Some(LimitHit::Dirs(5)));
+
+    // Root, three dirs, three subdirs: exactly seven is enough.
+    let enough = with(7);
+    assert_eq!(enough.files.len(), 7);
+    assert_eq!(enough.limit_hit, None);
+}
+
+#[test]
+fn the_entries_limit_stops_the_walk_and_says_so() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    for f in ["1", "2", "3", "4", "5"] {
+        write(root, f, "");
+    }
+    write(root, "z/inner", "");
+    let with = |n| walk_all(&Walker::new(root).limits(limits(64, 1000, n)));
+
+    let cut = with(3);
+    assert_eq!(rels(&cut), ["1", "2", "3"]);
+    assert_eq!(cut.limit_hit, Some(LimitHit::Entries(3)));
+
+    // Six entries in the root (the dir `z` counts), one in `z`.
+    let cut_below = with(6);
+    assert_eq!(rels(&cut_below), ["1", "2", "3", "4", "5"]);
+    assert_eq!(cut_below.limit_hit, Some(LimitHit::Entries(6)));
+
+    let enough = with(7);
+    assert_eq!(rels(&enough), ["1", "2", "3", "4", "5", "z/inner"]);
+    assert_eq!(enough.limit_hit, None);
+}
+
+#[test]
+fn the_limit_hit_is_the_first_one() {
+    let tmp = TempDir::new().unwrap();
+    chain(tmp.path());
+    // Depth is hit on level 1 (d1 is deeper than 0); entries are hit later.
+    let walk = walk_all(&Walker::new(tmp.path()).limits(limits(0, 1000, 1)));
+    assert_eq!(walk.limit_hit, Some(LimitHit::Depth(0)));
+}
+
+#[test]
+fn limit_hits_display() {
+    assert_eq!(LimitHit::Depth(64).to_string(), "depth limit (64)");
+    assert_eq!(LimitHit::Dirs(2).to_string(), "directory limit (2)");
+    assert_eq!(LimitHit::Entries(3).to_string(), "entry limit (3)");
+    assert_eq!(
+        Limits::default(),
+        Limits {
+            max_depth: Limits::DEFAULT_MAX_DEPTH,
+            max_dirs: Limits::DEFAULT_MAX_DIRS,
+            max_entries: Limits::DEFAULT_MAX_ENTRIES
+        }
+    );
+}
+
+#[test]
+fn a_missing_root_or_a_file_root_yields_nothing() {
+    let tmp = TempDir::new().unwrap();
+    write(tmp.path(), "file.txt", "f");
+    link("nowhere", tmp.path(), "dangling-root");
+    link("file.txt", tmp.path(), "file-link-root");
+    for root in ["missing", "file.txt", "dangling-root", "file-link-root"] {
+        let walk = walk_all(&Walker::new(tmp.path().join(root)));
+        assert!(walk.files.is_empty(), "{root}: {:?}", rels(&walk));
+        assert_eq!(walk.limit_hit, None, "{root}");
+    }
+}
+
+#[test]
+fn paths_and_rel_paths_use_the_walked_names() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "sub/f.txt", "f");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    link(outside.path(), root, "alias");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(walk.files.len(), 1);
+    let f = &walk.files[0];
+    assert_eq!(f.rel, PathBuf::from("alias/sub/f.txt"));
+    assert_eq!(f.rel_path(), "alias/sub/f.txt");
+    assert_eq!(f.rel_bytes(), b"alias/sub/f.txt");
+    assert_eq!(f.path, root.join("alias/sub/f.txt"));
+    assert_eq!(f.depth, 3);
+    assert!(f.regular);
+}
+
+#[test]
+fn order_is_breadth_first_with_names_sorted() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    for rel in ["b/2", "b/1", "a/z/deep", "a/y", "Z", "_", "é", "a0"] {
+        write(root, rel, "");
+    }
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["Z", "_", "a0", "é", "a/y", "b/1", "b/2", "a/z/deep"]);
+}
+
+#[test]
+fn keep_sees_only_file_names() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "SKILL.md/SKILL.md", "a directory named SKILL.md holding one");
+    write(root, "x/SKILL.md", "");
+    write(root, "x/other.md", "");
+    let mut asked = Vec::new();
+    let walk = Walker::new(root).files(|name: &OsStr| {
+        asked.push(name.to_string_lossy().into_owned());
+        name == "SKILL.md"
+    });
+    assert_eq!(rels(&walk), ["SKILL.md/SKILL.md", "x/SKILL.md"]);
+    assert_eq!(sorted(asked), ["SKILL.md", "SKILL.md", "other.md"]);
+}
+
+#[test]
+fn a_wide_level_with_loops_everywhere_keeps_order() {
+    // Enough directories on one level to list them on several threads.
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    let names: Vec<String> = (0..150).map(|i| format!("d{i:03}")).collect();
+    for name in &names {
+        write(root, &format!("{name}/f"), "");
+        link("..", root, &format!("{name}/up"));
+        link(root, root, &format!("{name}/root"));
+    }
+    let walk = walk_all(&Walker::new(root));
+    let expected: Vec<String> = names.iter().map(|n| format!("{n}/f")).collect();
+    assert_eq!(rels(&walk), expected);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn a_chain_of_200_dirs_stops_at_the_default_depth() {
+    let tmp = TempDir::new().unwrap();
+    std::fs::create_dir_all(tmp.path().join("d/".repeat(200))).unwrap();
+    let mut dir = tmp.path().to_path_buf();
+    for _ in 0..=200 {
+        std::fs::write(dir.join("f"), "").unwrap();
+        dir.push("d");
+    }
+
+    let walk = walk_all(&Walker::new(tmp.path()));
+    assert_eq!(walk.limit_hit, Some(LimitHit::Depth(Limits::DEFAULT_MAX_DEPTH)));
+    // Directories down to depth 64 are entered, so their files (depth 65) are seen.
+    assert_eq!(walk.files.len(), Limits::DEFAULT_MAX_DEPTH + 1);
+    assert_eq!(walk.files.iter().map(|f| f.depth).max(), Some(Limits::DEFAULT_MAX_DEPTH + 1));
+    assert_eq!(walk.files.last().unwrap().rel_path(), format!("{}f", "d/".repeat(64)));
+}
+
+#[test]
+fn a_link_back_to_the_root_from_an_outside_dir_is_not_entered() {
+    // root/o -> O (outside), and O/back -> root: as walked, root/o/back is a
+    // link inside the root to the root, so the root must not be walked again.
+    let outside = TempDir::new().unwrap();
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "a/SKILL.md", "x");
+    write(outside.path(), "o.txt", "o");
+    link(outside.path(), root, "o");
+    link(root, outside.path(), "back");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["a/SKILL.md", "o/o.txt"]);
+    assert_eq!(walk.limit_hit, None);
+}
+
+#[test]
+fn a_link_back_to_an_ancestor_from_an_outside_dir_is_not_entered() {
+    // root/s/o -> O (outside), and O/back -> root/s: the walked path
+    // root/s/o/back lies inside root/s, the link's target.
+    let outside = TempDir::new().unwrap();
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "s/f.txt", "x");
+    write(outside.path(), "o.txt", "o");
+    link(outside.path(), root, "s/o");
+    link(root.join("s"), outside.path(), "back");
+
+    let walk = walk_all(&Walker::new(root));
+    assert_eq!(rels(&walk), ["s/f.txt", "s/o/o.txt"]);
+}
