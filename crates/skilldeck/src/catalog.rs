@@ -135,11 +135,9 @@ impl fmt::Display for Warning {
             }
             Warning::FilterUnmatched { name } => write!(f, "skill filter name \"{name}\" matched no skill"),
             Warning::ProviderFailed { message } => write!(f, "skill provider failed: {message}"),
-            Warning::RecoveredFrontmatter { location, problem } => write!(
-                f,
-                "recovered-frontmatter: {location}: YAML refused the frontmatter ({problem}); \
-                 name and description were read line by line"
-            ),
+            Warning::RecoveredFrontmatter { location, problem } => {
+                write!(f, "recovered-frontmatter: {location}: {problem}; name and description were read line by line")
+            }
             Warning::WalkLimit { root, limit } => {
                 write!(f, "walk of {} stopped at the {limit}; skills below it may be missing", root.display())
             }

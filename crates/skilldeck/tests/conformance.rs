@@ -403,3 +403,28 @@ fn v17_a_root_level_skill_samples_the_whole_root_and_nested_files() {
     let root = tree.root().display();
     assert_eq!(listed, [format!("<file>{root}/child/c.txt</file>"), format!("<file>{root}/top.txt</file>")]);
 }
+
+proptest::proptest! {
+    /// The filter rule (toolnexus S2), and catalog, lookup and tool agreeing on it.
+    #[test]
+    fn filters_expose_what_the_rule_says(
+        names in proptest::collection::btree_set("[a-e]{1,2}", 0..8),
+        entries in proptest::collection::btree_map("[a-f]{1,2}", proptest::bool::ANY, 0..5),
+    ) {
+        let catalog = build(Catalog::builder().skills(names.iter().map(SkillDef::new)).filter(Filter::new(entries.clone())));
+        let allowlist = entries.values().any(|&v| v);
+        let expected: Vec<&String> = names
+            .iter()
+            .filter(|n| if allowlist { entries.get(*n) == Some(&true) } else { entries.get(*n) != Some(&false) })
+            .collect();
+        let exposed: Vec<&str> = catalog.skills().map(|s| s.name()).collect();
+        proptest::prop_assert_eq!(&exposed, &expected);
+        let unmatched: Vec<&String> = entries.keys().filter(|k| !names.contains(*k)).collect();
+        proptest::prop_assert_eq!(catalog.filter_unmatched().iter().collect::<Vec<_>>(), unmatched);
+        for name in &names {
+            let found = SkillTool::new(&catalog).call(&json!({ "name": name }));
+            proptest::prop_assert_eq!(!found.is_error, exposed.contains(&name.as_str()));
+            proptest::prop_assert_eq!(catalog.get(name).is_some(), exposed.contains(&name.as_str()));
+        }
+    }
+}
