@@ -54,25 +54,18 @@ pub(crate) fn fences(bytes: &[u8]) -> Fences {
         return Fences::None;
     };
     let mut line_start = yaml_start;
-    while line_start <= bytes.len() {
-        let (line, next) = match memchr_newline(&bytes[line_start..]) {
-            Some(i) => (&bytes[line_start..line_start + i], line_start + i + 1),
-            None => (&bytes[line_start..], bytes.len()),
+    while line_start < bytes.len() {
+        let rest = &bytes[line_start..];
+        let (line, next) = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => (&rest[..i], line_start + i + 1),
+            None => (rest, bytes.len()),
         };
-        let at_end = next == bytes.len() && !bytes.ends_with(b"\n");
         if trim_end_spaces_cr(line) == b"---" {
             return Fences::Closed { yaml_start, yaml_end: line_start, body_start: next };
-        }
-        if at_end || next == bytes.len() {
-            break;
         }
         line_start = next;
     }
     Fences::Unclosed
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
 }
 
 fn trim_end_spaces_cr(mut line: &[u8]) -> &[u8] {
