@@ -42,6 +42,7 @@ mod frontmatter;
 mod read;
 pub mod render;
 mod skill;
+pub mod store;
 mod text;
 mod tool;
 

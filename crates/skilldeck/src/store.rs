@@ -1,0 +1,344 @@
+//! Authored skills: the [`SkillStore`] trait every backend implements, the
+//! record and history rules they share ([`StoredSkill::next`],
+//! [`restored_version`]), and [`MemoryStore`], the in-process backend for
+//! tests and embedding.
+//!
+//! A store holds `SKILL.md` texts under a key, either shared or belonging to
+//! one agent. The key is the record's identity: a record stored as
+//! `gift-concierge` is that skill whatever its frontmatter `name` says.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// How many earlier versions a record keeps, most recent first.
+pub const HISTORY_CAP: usize = 20;
+
+/// A record as read back: the `SKILL.md` text and when it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The whole `SKILL.md` text.
+    pub content: String,
+    /// When it was written: ISO 8601, UTC, whole seconds, `Z`.
+    pub updated_at: String,
+}
+
+/// An earlier version of a record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// The `SKILL.md` text of that version.
+    pub content: String,
+    /// When that version was written.
+    pub at: String,
+}
+
+/// A record with its history: the shape every backend persists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSkill {
+    /// The current text.
+    pub content: String,
+    /// When the current text was written.
+    pub updated_at: String,
+    /// Earlier versions, most recent first, at most [`HISTORY_CAP`].
+    pub history: Vec<Version>,
+}
+
+impl StoredSkill {
+    /// The record after writing `content` at `now` over `previous`: the
+    /// previous text becomes the newest history entry (even when unchanged)
+    /// and entries beyond [`HISTORY_CAP`] fall off the old end.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::store::StoredSkill;
+    ///
+    /// let v1 = StoredSkill::next(None, "one".into(), "2026-01-01T00:00:00Z".into());
+    /// let v2 = StoredSkill::next(Some(v1), "two".into(), "2026-01-02T00:00:00Z".into());
+    /// assert_eq!(v2.content, "two");
+    /// assert_eq!(v2.history[0].content, "one");
+    /// assert_eq!(v2.history[0].at, "2026-01-01T00:00:00Z");
+    /// ```
+    pub fn next(previous: Option<StoredSkill>, content: String, now: String) -> StoredSkill {
+        let history = match previous {
+            None => Vec::new(),
+            Some(prev) => {
+                let mut history = Vec::with_capacity(HISTORY_CAP);
+                history.push(Version { content: prev.content, at: prev.updated_at });
+                history.extend(prev.history.into_iter().take(HISTORY_CAP - 1));
+                history
+            }
+        };
+        StoredSkill { content, updated_at: now, history }
+    }
+
+    /// The current text and time, without the history.
+    pub fn record(&self) -> Record {
+        Record { content: self.content.clone(), updated_at: self.updated_at.clone() }
+    }
+}
+
+/// Why a store call failed. The texts are Insika's.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A create-only write found a record already there.
+    #[error("skill '{name}' already exists{}", for_agent(agent.as_deref()))]
+    AlreadyExists {
+        /// The key.
+        name: String,
+        /// The agent scope, `None` for shared.
+        agent: Option<String>,
+    },
+    /// No record under that key (the text never names the agent).
+    #[error("skill '{name}' not found")]
+    NotFound {
+        /// The key.
+        name: String,
+    },
+    /// A restore asked for a version the history does not have.
+    #[error("version {index} does not exist")]
+    NoSuchVersion {
+        /// The index as asked.
+        index: i64,
+    },
+    /// The backend failed: I/O, a corrupt file, a lost connection.
+    #[error("skill store {location}: {message}")]
+    Backend {
+        /// The store: a file path or a server address.
+        location: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+fn for_agent(agent: Option<&str>) -> String {
+    agent.map(|a| format!(" for agent '{a}'")).unwrap_or_default()
+}
+
+/// A store of authored `SKILL.md` texts, shared or per agent.
+///
+/// `agent` is `None` for the shared scope and `Some(id)` for one agent's
+/// scope; the scopes never mix (an agent's record does not show in the shared
+/// scope, and an agent-scope call never falls back to the shared scope).
+/// Every write is atomic: a reader, or the next open after a crash, sees the
+/// old record or the new one, with its history, never a part.
+pub trait SkillStore: Send + Sync {
+    /// The record under `name`, if any.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError>;
+
+    /// Every record of the scope, by key in byte order.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError>;
+
+    /// Every agent that has a record of its own, in byte order.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn agents(&self) -> Result<Vec<String>, StoreError>;
+
+    /// Writes `content` under `name` (an upsert unless `create_only`) and
+    /// returns the new record.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::AlreadyExists`] for a create-only write over a record;
+    /// [`StoreError::Backend`] when the backend fails.
+    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError>;
+
+    /// Deletes the record under `name` with its history; `false` when there was none.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError>;
+
+    /// The earlier versions, most recent first; empty for an unknown key.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError>;
+
+    /// Writes version `index` of the history back as the current text (a
+    /// write like any other, so the history shifts by one).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NotFound`] for an unknown key, then
+    /// [`StoreError::NoSuchVersion`] for an index outside the history;
+    /// [`StoreError::Backend`] when the backend fails.
+    fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError>;
+
+    /// The keys of the scope, in byte order.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn names(&self, agent: Option<&str>) -> Result<Vec<String>, StoreError> {
+        Ok(self.all(agent)?.into_iter().map(|(name, _)| name).collect())
+    }
+}
+
+/// The text a restore of version `index` writes back, checked in the order
+/// every backend must check it.
+///
+/// # Errors
+///
+/// [`StoreError::NotFound`] when there is no record, then
+/// [`StoreError::NoSuchVersion`] when `index` is outside its history.
+pub fn restored_version(name: &str, stored: Option<&StoredSkill>, index: i64) -> Result<String, StoreError> {
+    let stored = stored.ok_or_else(|| StoreError::NotFound { name: name.to_owned() })?;
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| stored.history.get(i))
+        .map(|v| v.content.clone())
+        .ok_or(StoreError::NoSuchVersion { index })
+}
+
+/// Now, as a record's `updated_at`: ISO 8601, UTC, whole seconds, `Z`.
+///
+/// # Example
+///
+/// ```
+/// let now = skilldeck::store::now_utc();
+/// assert_eq!(now.len(), "2026-11-29T21:08:26Z".len());
+/// assert!(now.ends_with('Z'));
+/// ```
+pub fn now_utc() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    utc_timestamp(secs)
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (proleptic Gregorian).
+fn utc_timestamp(secs: u64) -> String {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days, for days on or after 1970-01-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Records keyed by (agent scope, key); `None` is the shared scope.
+type Records = BTreeMap<(Option<String>, String), StoredSkill>;
+
+/// A [`SkillStore`] in memory: for tests, and hosts that persist elsewhere.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::{MemoryStore, SkillStore};
+///
+/// let store = MemoryStore::default();
+/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false)?;
+/// assert_eq!(store.versions("pedido", None)?[0].content, "---\nname: pedido\n---\nv1\n");
+/// # Ok::<(), skilldeck::store::StoreError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    records: Mutex<Records>,
+}
+
+impl MemoryStore {
+    fn with<R>(&self, f: impl FnOnce(&mut Records) -> R) -> R {
+        // Every change is one insert or remove, so a poisoned lock holds no half-written record.
+        f(&mut self.records.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+fn key(name: &str, agent: Option<&str>) -> (Option<String>, String) {
+    (agent.map(str::to_owned), name.to_owned())
+}
+
+fn put(records: &mut Records, name: &str, content: String, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+    let key = key(name, agent);
+    if create_only && records.contains_key(&key) {
+        return Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent.map(str::to_owned) });
+    }
+    let stored = StoredSkill::next(records.remove(&key), content, now_utc());
+    let record = stored.record();
+    records.insert(key, stored);
+    Ok(record)
+}
+
+impl SkillStore for MemoryStore {
+    fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
+        Ok(self.with(|r| r.get(&key(name, agent)).map(StoredSkill::record)))
+    }
+
+    fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
+        Ok(self.with(|r| {
+            r.iter()
+                .filter(|((scope, _), _)| scope.as_deref() == agent)
+                .map(|((_, name), stored)| (name.clone(), stored.record()))
+                .collect()
+        }))
+    }
+
+    fn agents(&self) -> Result<Vec<String>, StoreError> {
+        let mut agents: Vec<String> = self.with(|r| r.keys().filter_map(|(scope, _)| scope.clone()).collect());
+        agents.dedup();
+        Ok(agents)
+    }
+
+    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+        self.with(|r| put(r, name, content.to_owned(), agent, create_only))
+    }
+
+    fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
+        Ok(self.with(|r| r.remove(&key(name, agent)).is_some()))
+    }
+
+    fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
+        Ok(self.with(|r| r.get(&key(name, agent)).map(|s| s.history.clone()).unwrap_or_default()))
+    }
+
+    fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
+        self.with(|r| {
+            let content = restored_version(name, r.get(&key(name, agent)), index)?;
+            put(r, name, content, agent, false)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_civil_utc() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_timestamp(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_timestamp(1_795_986_506), "2026-11-29T21:08:26Z");
+        assert_eq!(utc_timestamp(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn history_keeps_the_twenty_most_recent() {
+        let mut stored = None;
+        for i in 0..25 {
+            stored = Some(StoredSkill::next(stored, format!("v{i}"), format!("t{i}")));
+        }
+        let stored = stored.unwrap();
+        assert_eq!(stored.content, "v24");
+        assert_eq!(stored.history.len(), HISTORY_CAP);
+        assert_eq!(stored.history[0], Version { content: "v23".into(), at: "t23".into() });
+        assert_eq!(stored.history[19].content, "v4");
+    }
+}
