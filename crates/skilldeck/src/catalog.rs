@@ -11,6 +11,7 @@ use skilldeck_walk::{LimitHit, Limits, Symlinks, Walker, parallel_map};
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
 use crate::skill::{Origin, Skill, SkillDef};
+use crate::store::SkillStore;
 
 /// Directory names never entered, in discovery and in sampling.
 pub(crate) const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
@@ -110,6 +111,11 @@ pub enum Warning {
         /// The limit reached.
         limit: LimitHit,
     },
+    /// The skill store could not be read; the other sources still loaded.
+    StoreFailed {
+        /// The store's error message.
+        message: String,
+    },
 }
 
 impl Warning {
@@ -122,6 +128,7 @@ impl Warning {
             Warning::ProviderFailed { .. } => "provider-failed",
             Warning::RecoveredFrontmatter { .. } => "recovered-frontmatter",
             Warning::WalkLimit { .. } => "walk-limit",
+            Warning::StoreFailed { .. } => "store-failed",
         }
     }
 }
@@ -141,6 +148,7 @@ impl fmt::Display for Warning {
             Warning::WalkLimit { root, limit } => {
                 write!(f, "walk of {} stopped at the {limit}; skills below it may be missing", root.display())
             }
+            Warning::StoreFailed { message } => write!(f, "skill store failed: {message}"),
         }
     }
 }
@@ -292,6 +300,7 @@ pub struct CatalogBuilder {
     mode: FrontmatterMode,
     limits: Limits,
     max_frontmatter: Option<usize>,
+    store: Option<Arc<dyn SkillStore>>,
 }
 
 impl fmt::Debug for CatalogBuilder {
@@ -302,6 +311,7 @@ impl fmt::Debug for CatalogBuilder {
             .field("provider", &self.provider.is_some())
             .field("filter", &self.filter)
             .field("sample_limit", &self.sample_limit)
+            .field("store", &self.store.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -382,6 +392,15 @@ impl CatalogBuilder {
         self
     }
 
+    /// Sets the store of authored skills, read last. A shared record that
+    /// parses replaces an earlier skill of its name in that skill's place, or
+    /// comes after every other source; agent records make that agent's scope
+    /// ([`Catalog::agent_skills`]). Default: none.
+    pub fn store(mut self, store: Arc<dyn SkillStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
     /// Collects every source, in order, into a catalog. Problems with single
     /// skills are skips and warnings on the catalog, never an error.
     ///
@@ -412,7 +431,56 @@ impl CatalogBuilder {
                 Err(error) => assembly.warn(Warning::ProviderFailed { message: error.to_string() }),
             }
         }
+        if let Some(store) = &self.store {
+            self.collect_store(store.as_ref(), &mut assembly);
+        }
         Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
+    }
+
+    fn collect_store(&self, store: &dyn SkillStore, assembly: &mut Assembly) {
+        let shared = match store.all(None) {
+            Ok(records) => records,
+            Err(error) => return assembly.warn(Warning::StoreFailed { message: error.to_string() }),
+        };
+        for (key, record) in shared {
+            if let Some(skill) = assembly.parsed(self.store_skill(key, None, &record.content)) {
+                assembly.overlay(skill);
+            }
+        }
+        let agents = match store.agents() {
+            Ok(agents) => agents,
+            Err(error) => return assembly.warn(Warning::StoreFailed { message: error.to_string() }),
+        };
+        for agent in agents {
+            let records = match store.all(Some(&agent)) {
+                Ok(records) => records,
+                Err(error) => {
+                    assembly.warn(Warning::StoreFailed { message: error.to_string() });
+                    continue;
+                }
+            };
+            let skills: Vec<Skill> = records
+                .into_iter()
+                .filter_map(|(key, record)| assembly.parsed(self.store_skill(key, Some(&agent), &record.content)))
+                .collect();
+            if !skills.is_empty() {
+                assembly.agents.insert(agent, skills);
+            }
+        }
+    }
+
+    /// A store record as a skill named by its key; its frontmatter must still
+    /// have a `name`, whatever it says.
+    fn store_skill(&self, key: String, agent: Option<&str>, content: &str) -> read::Outcome {
+        let location = match agent {
+            None => format!("store:{key}"),
+            Some(agent) => format!("store:{agent}/{key}"),
+        };
+        let origin = Origin::Store { agent: agent.map(str::to_owned) };
+        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        let (mut skill, recovered) = read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
+        skill.name = key;
+        Ok((skill, recovered))
     }
 
     fn collect_root(&self, root: &Path, absolute: &Path, assembly: &mut Assembly) {
@@ -426,15 +494,8 @@ impl CatalogBuilder {
         let outcomes =
             parallel_map(&walk.files, |file| read::skill_md(&file.path, file.regular, max_frontmatter, self.mode));
         for outcome in outcomes {
-            match outcome {
-                Ok((skill, recovered)) => {
-                    if let Some(problem) = recovered {
-                        let location = skill.location.clone();
-                        assembly.warn(Warning::RecoveredFrontmatter { location, problem });
-                    }
-                    assembly.offer(Ok(skill));
-                }
-                Err(skip) => assembly.offer(Err(skip)),
+            if let Some(skill) = assembly.parsed(outcome) {
+                assembly.offer(Ok(skill));
             }
         }
     }
@@ -465,13 +526,15 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
     })
 }
 
-/// The catalog being assembled: first name wins.
+/// The catalog being assembled: first name wins, except that a store record
+/// takes the place of an earlier skill of its name.
 #[derive(Default)]
 struct Assembly {
     skills: Vec<Skill>,
     index: HashMap<String, usize>,
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
+    agents: BTreeMap<String, Vec<Skill>>,
 }
 
 impl Assembly {
@@ -495,6 +558,30 @@ impl Assembly {
         }
     }
 
+    /// The skill of a parse outcome, after recording its skip or its
+    /// recovered-frontmatter warning.
+    fn parsed(&mut self, outcome: read::Outcome) -> Option<Skill> {
+        match outcome {
+            Ok((skill, recovered)) => {
+                if let Some(problem) = recovered {
+                    self.warn(Warning::RecoveredFrontmatter { location: skill.location.clone(), problem });
+                }
+                Some(skill)
+            }
+            Err(skip) => {
+                self.skips.push(skip);
+                None
+            }
+        }
+    }
+
+    fn overlay(&mut self, skill: Skill) {
+        match self.index.get(&skill.name) {
+            Some(&i) => self.skills[i] = skill,
+            None => self.offer(Ok(skill)),
+        }
+    }
+
     fn finish(mut self, filter: Filter, sample_limit: SampleLimit, symlinks: Symlinks, limits: Limits) -> Catalog {
         let filter_unmatched: Vec<String> =
             filter.names().filter(|n| !self.index.contains_key(*n)).map(str::to_owned).collect();
@@ -502,6 +589,10 @@ impl Assembly {
             self.warn(Warning::FilterUnmatched { name: name.clone() });
         }
         let exposed: Vec<usize> = (0..self.skills.len()).filter(|&i| filter.admits(&self.skills[i].name)).collect();
+        for skills in self.agents.values_mut() {
+            skills.retain(|s| filter.admits(&s.name));
+        }
+        self.agents.retain(|_, skills| !skills.is_empty());
         let by_name = exposed.iter().map(|&i| (self.skills[i].name.clone(), i)).collect();
         Catalog {
             inner: Arc::new(Inner {
@@ -511,6 +602,7 @@ impl Assembly {
                 skips: self.skips,
                 warnings: self.warnings,
                 filter_unmatched,
+                agents: self.agents,
                 sample_limit,
                 symlinks,
                 limits,
@@ -552,6 +644,7 @@ struct Inner {
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
     filter_unmatched: Vec<String>,
+    agents: BTreeMap<String, Vec<Skill>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
     limits: Limits,
@@ -592,6 +685,14 @@ impl Catalog {
     /// Filter entries that named no skill, in code-point order.
     pub fn filter_unmatched(&self) -> &[String] {
         &self.inner.filter_unmatched
+    }
+
+    /// The skills of one agent's store scope (its own records: overrides of
+    /// shared skills and skills private to it), by key; empty for an agent
+    /// without records. See [`crate::AgentView`] for how they combine with
+    /// the shared skills.
+    pub fn agent_skills(&self, agent: &str) -> &[Skill] {
+        self.inner.agents.get(agent).map_or(&[], Vec::as_slice)
     }
 
     /// The sample limit the `skill` tool uses by default.

@@ -37,8 +37,11 @@
 //! The [`Catalog`] never changes after it is built. Nothing in this crate
 //! prints, speaks a wire protocol, or knows a database.
 
+mod agent;
 mod catalog;
 mod frontmatter;
+mod live;
+mod load_skill;
 mod read;
 pub mod render;
 mod skill;
@@ -46,11 +49,14 @@ pub mod store;
 mod text;
 mod tool;
 
+pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use catalog::{
     BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Skip,
     SkipReason, Warning,
 };
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
+pub use live::LiveCatalog;
+pub use load_skill::LoadSkillTool;
 pub use skill::{Origin, Skill, SkillDef};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
 pub use tool::{SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

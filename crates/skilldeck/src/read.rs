@@ -26,16 +26,36 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
     }
     let (bytes, complete) = match read_head(path, max_frontmatter) {
         Ok(Some(read)) => read,
-        Ok(None) => {
-            let detail = format!("the frontmatter is larger than {max_frontmatter} bytes");
-            return Err(skip(SkipReason::TooLarge, detail));
-        }
+        Ok(None) => return Err(skip(SkipReason::TooLarge, too_large(max_frontmatter))),
         Err(error) => return Err(skip(SkipReason::Unreadable, error.to_string())),
     };
-    let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+    let origin = Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
+    parse(&bytes, complete, location, origin, max_frontmatter, mode)
+}
+
+fn too_large(max_frontmatter: usize) -> String {
+    format!("the frontmatter is larger than {max_frontmatter} bytes")
+}
+
+/// Parses the text of a `SKILL.md` (all of it when `complete`, else a head
+/// that holds the whole frontmatter) into a skill whose name is the
+/// frontmatter's; [`Origin::Store`] skills are renamed by their caller.
+pub(crate) fn parse(
+    bytes: &[u8],
+    complete: bool,
+    location: String,
+    origin: Origin,
+    max_frontmatter: usize,
+    mode: FrontmatterMode,
+) -> Outcome {
+    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
     let Fences::Closed { yaml_start, yaml_end, body_start } = frontmatter::fences(text) else {
         return Err(skip(SkipReason::MissingName, "no frontmatter".into()));
     };
+    if yaml_end - yaml_start > max_frontmatter {
+        return Err(skip(SkipReason::TooLarge, too_large(max_frontmatter)));
+    }
     let Ok(yaml) = std::str::from_utf8(&text[yaml_start..yaml_end]) else {
         return Err(skip(SkipReason::Unreadable, "the frontmatter is not valid UTF-8".into()));
     };
@@ -54,15 +74,13 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
     if complete {
         let _ = body.set(String::from_utf8_lossy(&text[body_start..]).into_owned());
     }
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let name = head.name.unwrap_or_default();
     let skill = Skill {
-        name,
+        name: head.name.unwrap_or_default(),
         description: head.description,
         frontmatter: head.frontmatter,
         triggers: head.triggers,
         companions: head.companions,
-        origin: Origin::Fs { skill_md: path.to_path_buf(), dir },
+        origin,
         location,
         body,
     };

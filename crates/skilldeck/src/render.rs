@@ -1,8 +1,12 @@
 //! Level 1: the catalogs an agent reads in its system prompt.
 
+use crate::agent::Activation;
 use crate::catalog::Catalog;
 use crate::skill::Skill;
-use crate::text::xml_escape;
+use crate::text::{ruby_strip, xml_escape};
+
+/// The instruction under Insika's `<available_skills>` list.
+pub const INSIKA_INSTRUCTION: &str = "Before ANY reply or tool call: scan the skills above. If one matches\nor is even partially relevant to the task, you MUST call\n`load_skill(\"name\")` FIRST and follow what it returns. Err on the\nside of loading. Only skip when genuinely none apply.";
 
 /// The first two lines of the toolnexus catalog.
 pub const TOOLNEXUS_PREAMBLE: &str = "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.";
@@ -72,4 +76,59 @@ fn push_agentskills_entry(out: &mut String, skill: &Skill) {
     out.push_str(&format!(
         "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n<location>\n{location}\n</location>\n</skill>\n"
     ));
+}
+
+/// Insika's level-1 list for an agent's lazy skills ([`AgentView::lazy`]):
+/// `<available_skills>`, one `  <skill name="…" when="…">description</skill>`
+/// line per skill in the order given (`when` only for skills with triggers,
+/// joined by `; `), then a blank line and [`INSIKA_INSTRUCTION`]. Nothing is
+/// escaped. An empty list renders as the empty string.
+///
+/// [`AgentView::lazy`]: crate::AgentView::lazy
+///
+/// ```
+/// use skilldeck::{Catalog, SkillDef, render};
+///
+/// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio")).build()?;
+/// let skills: Vec<_> = catalog.skills().collect();
+/// assert_eq!(
+///     render::insika(&skills),
+///     format!("<available_skills>\n  <skill name=\"cardapio\">o cardápio</skill>\n</available_skills>\n\n{}", render::INSIKA_INSTRUCTION)
+/// );
+/// assert_eq!(render::insika(&[]), "");
+/// # Ok::<(), skilldeck::BuildError>(())
+/// ```
+pub fn insika(skills: &[&Skill]) -> String {
+    if skills.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<available_skills>\n");
+    for skill in skills {
+        let (name, description) = (skill.name(), skill.description().unwrap_or_default());
+        out.push_str(&format!("  <skill name=\"{name}\""));
+        if !skill.triggers().is_empty() {
+            out.push_str(&format!(" when=\"{}\"", skill.triggers().join("; ")));
+        }
+        out.push_str(&format!(">{description}</skill>\n"));
+    }
+    out.push_str("</available_skills>\n\n");
+    out.push_str(INSIKA_INSTRUCTION);
+    out
+}
+
+/// The bodies injected for a turn ([`AgentView::activate`]): for each
+/// activation, `<active_skill name="…">`, the body (trimmed as Ruby's
+/// `strip`), `</active_skill>`, blocks separated by a blank line. No
+/// escaping; the message is never echoed. Empty for no activations.
+///
+/// [`AgentView::activate`]: crate::AgentView::activate
+pub fn active_skills(activations: &[Activation<'_>]) -> String {
+    let blocks: Vec<String> = activations.iter().map(|a| tagged("active_skill", a.skill)).collect();
+    blocks.join("\n\n")
+}
+
+/// `<{tag} name="{name}">\n{body}\n</{tag}>`, the body trimmed as Insika does.
+pub(crate) fn tagged(tag: &str, skill: &Skill) -> String {
+    let body = skill.body().map(ruby_strip).unwrap_or_default();
+    format!("<{tag} name=\"{}\">\n{body}\n</{tag}>", skill.name())
 }

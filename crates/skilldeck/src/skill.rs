@@ -42,6 +42,12 @@ pub enum Origin {
         /// The resource names disclosed, in supplied order.
         resources: Vec<String>,
     },
+    /// An authored record of a [`SkillStore`](crate::store::SkillStore); the
+    /// skill's name is the record's key.
+    Store {
+        /// The agent whose record it is; `None` for a shared record.
+        agent: Option<String>,
+    },
 }
 
 impl Origin {
@@ -50,6 +56,7 @@ impl Origin {
         match self {
             Origin::Fs { .. } => "fs",
             Origin::Logical { .. } => "logical",
+            Origin::Store { .. } => "store",
         }
     }
 }
@@ -85,7 +92,8 @@ impl Skill {
         &self.origin
     }
 
-    /// The `SKILL.md` path, or a data skill's base.
+    /// The `SKILL.md` path, a data skill's base, or `store:<name>` /
+    /// `store:<agent>/<name>` for a store record.
     pub fn location(&self) -> &str {
         &self.location
     }
@@ -112,7 +120,7 @@ impl Skill {
     pub fn dir(&self) -> Option<&Path> {
         match &self.origin {
             Origin::Fs { dir, .. } => Some(dir),
-            Origin::Logical { .. } => None,
+            Origin::Logical { .. } | Origin::Store { .. } => None,
         }
     }
 }

@@ -1,9 +1,12 @@
 //! Small text rules shared by the parser and the renderers: the ECMAScript
-//! trim set, `file://` URLs as Node writes them, and XML escaping.
+//! and Ruby trim sets, `file://` URLs as Node writes them, XML escaping, and
+//! Insika's accent-folded whole-word match.
 
 use std::path::Path;
 
 use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
+use unicode_general_category::{GeneralCategory, get_general_category};
+use unicode_normalization::UnicodeNormalization;
 
 /// Whether `c` is ECMAScript `WhiteSpace` or `LineTerminator`: the set that
 /// `String.prototype.trim` removes. It differs from `char::is_whitespace`
@@ -66,6 +69,57 @@ pub(crate) fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// Trims what Ruby's `String#strip` trims: ASCII whitespace and NUL, not
+/// Unicode spaces. Insika's bodies are trimmed this way.
+pub(crate) fn ruby_strip(s: &str) -> &str {
+    s.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\0'))
+}
+
+/// Insika's fold: NFD, nonspacing marks (`Mn`) removed, then each character
+/// lowercased on its own (Ruby's `downcase` has no final-sigma context).
+pub(crate) fn fold(s: &str) -> String {
+    s.nfd().filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark).flat_map(char::to_lowercase).collect()
+}
+
+/// Onigmo's `[[:alnum:]]` in Unicode mode: a letter, a mark or a decimal digit.
+fn is_word_char(c: char) -> bool {
+    use GeneralCategory as G;
+    matches!(
+        get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::NonspacingMark
+            | G::SpacingMark
+            | G::EnclosingMark
+            | G::DecimalNumber
+    )
+}
+
+/// Whether `needle` occurs in `haystack` with no word character right before
+/// or after it. Every occurrence is tried, overlapping ones included, so a
+/// first hit inside a longer word does not hide a later whole-word one.
+pub(crate) fn contains_word(haystack: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(found) = haystack[from..].find(needle) {
+        let start = from + found;
+        let end = start + needle.len();
+        let before = haystack[..start].chars().next_back();
+        let after = haystack[end..].chars().next();
+        if !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char) {
+            return true;
+        }
+        // Step one character past this start: occurrences may overlap.
+        from = start + haystack[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +135,35 @@ mod tests {
     fn file_url_encodes_as_node_except_tilde() {
         let url = file_url(Path::new("/a b/!'()*$&+,;=:@/\"#%<>?[\\]^`{|}/~/é/\t"));
         assert_eq!(url, "file:///a%20b/!'()*$&+,;=:@/%22%23%25%3C%3E%3F%5B%5C%5D%5E%60%7B%7C%7D/~/%C3%A9/%09");
+    }
+
+    #[test]
+    fn ruby_strip_takes_ascii_space_and_nul_only() {
+        assert_eq!(ruby_strip("\0\t body \r\n\u{0B}\u{0C}\0"), "body");
+        assert_eq!(ruby_strip("\u{a0}body\u{a0}"), "\u{a0}body\u{a0}");
+    }
+
+    #[test]
+    fn fold_drops_accents_and_lowercases_per_character() {
+        assert_eq!(fold("MAQUIÁGEM avançado"), "maquiagem avancado");
+        assert_eq!(fold("ΟΔΟΣ"), "οδοσ");
+        // NFD splits İ into I + U+0307 before the marks go, so it folds to a bare i.
+        assert_eq!(fold("İ"), "i");
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert!(!contains_word("me apresente a loja", "presente"));
+        assert!(contains_word("é presente, sim!", "presente"));
+        assert!(contains_word("presente", "presente"));
+        assert!(!contains_word("presente2", "presente"));
+        assert!(contains_word("presente_2 presente-x", "presente"));
+        assert!(contains_word("apresente presente", "presente"));
+        assert!(contains_word("aaa aa", "aa"));
+        assert!(!contains_word("perfume  dia", "perfume dia"));
+        assert!(!contains_word("anything", ""));
+        // A combining mark is a word character, as in Onigmo.
+        assert!(!contains_word("e\u{301}x", "x"));
     }
 
     #[test]

@@ -130,7 +130,7 @@ impl SkillTool {
     /// Runs the tool on a model's arguments (`{"name": "…"}`), with the
     /// catalog's sample limit. Bad arguments are an error result.
     pub fn call(&self, args: &Value) -> ToolResult {
-        match skill_name_argument(args) {
+        match name_argument(args, Self::NAME) {
             Ok(name) => self.load(name, self.catalog.sample_limit()),
             Err(message) => ToolResult::error(message),
         }
@@ -157,6 +157,11 @@ impl SkillTool {
                     .map(|cap| resources.iter().take(cap).cloned().collect());
                 (base.clone(), base.clone(), files)
             }
+            // An authored record has no files; it is addressed like a data skill without a base.
+            Origin::Store { .. } => {
+                let base = format!("skill://{name}/");
+                (base.clone(), base, None)
+            }
         };
         ToolResult {
             output: render_output(skill, body, &base, files.as_deref()),
@@ -175,13 +180,13 @@ impl SkillTool {
     }
 }
 
-/// The `name` argument, or the error text for the model.
-fn skill_name_argument(args: &Value) -> Result<&str, String> {
+/// The `name` argument of a `tool` call, or the error text for the model.
+pub(crate) fn name_argument<'a>(args: &'a Value, tool: &str) -> Result<&'a str, String> {
     let Some(object) = args.as_object() else {
         return Err("Invalid arguments: expected an object with a string \"name\".".into());
     };
     if let Some(key) = object.keys().find(|k| *k != "name") {
-        return Err(format!("Invalid arguments: unknown argument \"{key}\"; the skill tool takes only \"name\"."));
+        return Err(format!("Invalid arguments: unknown argument \"{key}\"; the {tool} tool takes only \"name\"."));
     }
     match object.get("name") {
         Some(Value::String(name)) => Ok(name),
