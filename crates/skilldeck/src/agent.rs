@@ -234,9 +234,7 @@ impl<'c> AgentView<'c> {
         match &self.profile.eager {
             Eager::None => Vec::new(),
             Eager::All => self.effective(),
-            Eager::Names(names) => {
-                self.effective().into_iter().filter(|s| names.contains(&s.name)).collect()
-            }
+            Eager::Names(names) => self.effective().into_iter().filter(|s| names.contains(&s.name)).collect(),
         }
     }
 

@@ -478,7 +478,8 @@ impl CatalogBuilder {
         };
         let origin = Origin::Store { agent: agent.map(str::to_owned) };
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
-        let (mut skill, recovered) = read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
+        let (mut skill, recovered) =
+            read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
         skill.name = key;
         Ok((skill, recovered))
     }

@@ -29,7 +29,8 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
         Ok(None) => return Err(skip(SkipReason::TooLarge, too_large(max_frontmatter))),
         Err(error) => return Err(skip(SkipReason::Unreadable, error.to_string())),
     };
-    let origin = Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let origin =
+        Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
     parse(&bytes, complete, location, origin, max_frontmatter, mode)
 }
 

@@ -266,7 +266,13 @@ fn key(name: &str, agent: Option<&str>) -> (Option<String>, String) {
     (agent.map(str::to_owned), name.to_owned())
 }
 
-fn put(records: &mut Records, name: &str, content: String, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+fn put(
+    records: &mut Records,
+    name: &str,
+    content: String,
+    agent: Option<&str>,
+    create_only: bool,
+) -> Result<Record, StoreError> {
     let key = key(name, agent);
     if create_only && records.contains_key(&key) {
         return Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent.map(str::to_owned) });

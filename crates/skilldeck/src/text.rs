@@ -78,7 +78,10 @@ pub(crate) fn ruby_strip(s: &str) -> &str {
 /// Insika's fold: NFD, nonspacing marks (`Mn`) removed, then each character
 /// lowercased on its own (Ruby's `downcase` has no final-sigma context).
 pub(crate) fn fold(s: &str) -> String {
-    s.nfd().filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark).flat_map(char::to_lowercase).collect()
+    s.nfd()
+        .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Onigmo's `[[:alnum:]]` in Unicode mode: a letter, a mark or a decimal digit.

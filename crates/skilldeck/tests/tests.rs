@@ -14,3 +14,6 @@ mod bad_input;
 
 // Byte-for-byte comparison with the real toolnexus 0.21.0 Python port.
 mod differential;
+
+// Insika's spec inventory (reference §10): agents, store overlay, load_skill, authoring.
+mod insika;
