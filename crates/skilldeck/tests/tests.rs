@@ -17,3 +17,6 @@ mod differential;
 
 // Insika's spec inventory (reference §10): agents, store overlay, load_skill, authoring.
 mod insika;
+
+// The live catalog: snapshots under concurrent reloads.
+mod live;
