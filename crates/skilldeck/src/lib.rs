@@ -40,6 +40,7 @@
 mod agent;
 pub mod authoring;
 mod catalog;
+pub mod doctor;
 mod frontmatter;
 mod live;
 mod load_skill;

@@ -20,3 +20,6 @@ mod insika;
 
 // The live catalog: snapshots under concurrent reloads.
 mod live;
+
+// Insika's doctor checks skill-eager and skill-drift (reference §8, §10.8), exact messages.
+mod doctor;
