@@ -1,0 +1,87 @@
+//! One random sequence of operations on MemoryStore, the reference, and on
+//! SqliteStore: every result and every error text must agree. Times depend on
+//! the clock, so they are compared for shape only.
+
+use proptest::prelude::*;
+use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
+use skilldeck_store::SqliteStore;
+
+use crate::{is_timestamp, snapshot};
+
+const NAMES: [&str; 4] = ["a", "b", "é", "a/b"];
+const AGENTS: [Option<&str>; 4] = [None, Some("biro"), Some("kino"), Some("")];
+
+#[derive(Clone, Debug)]
+enum Op {
+    Write { name: usize, content: u8, agent: usize, create_only: bool },
+    Delete { name: usize, agent: usize },
+    Restore { name: usize, index: i64, agent: usize },
+    Get { name: usize, agent: usize },
+    Versions { name: usize, agent: usize },
+    All { agent: usize },
+    Names { agent: usize },
+    Agents,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let name = 0..NAMES.len();
+    let agent = 0..AGENTS.len();
+    prop_oneof![
+        6 => (name.clone(), 0..4_u8, agent.clone(), prop::bool::weighted(0.2))
+            .prop_map(|(name, content, agent, create_only)| Op::Write { name, content, agent, create_only }),
+        1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Delete { name, agent }),
+        2 => (name.clone(), -1..4_i64, agent.clone()).prop_map(|(name, index, agent)| Op::Restore { name, index, agent }),
+        1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Get { name, agent }),
+        1 => (name, agent.clone()).prop_map(|(name, agent)| Op::Versions { name, agent }),
+        1 => agent.clone().prop_map(|agent| Op::All { agent }),
+        1 => agent.prop_map(|agent| Op::Names { agent }),
+        1 => Just(Op::Agents),
+    ]
+}
+
+fn record(r: &Record) -> String {
+    assert!(is_timestamp(&r.updated_at), "{:?}", r.updated_at);
+    r.content.clone()
+}
+
+fn versions(v: &[Version]) -> Vec<String> {
+    v.iter().map(|v| record(&Record { content: v.content.clone(), updated_at: v.at.clone() })).collect()
+}
+
+/// What an operation shows, times left out, errors as their text.
+fn apply(store: &dyn SkillStore, op: &Op) -> Result<String, String> {
+    let out = |r: Result<String, StoreError>| r.map_err(|e| e.to_string());
+    out(match *op {
+        Op::Write { name, content, agent, create_only } => {
+            store.write(NAMES[name], &format!("content {content}"), AGENTS[agent], create_only).map(|r| record(&r))
+        }
+        Op::Delete { name, agent } => store.delete(NAMES[name], AGENTS[agent]).map(|b| b.to_string()),
+        Op::Restore { name, index, agent } => store.restore(NAMES[name], index, AGENTS[agent]).map(|r| record(&r)),
+        Op::Get { name, agent } => {
+            store.get(NAMES[name], AGENTS[agent]).map(|r| format!("{:?}", r.as_ref().map(record)))
+        }
+        Op::Versions { name, agent } => {
+            store.versions(NAMES[name], AGENTS[agent]).map(|v| format!("{:?}", versions(&v)))
+        }
+        Op::All { agent } => store
+            .all(AGENTS[agent])
+            .map(|all| format!("{:?}", all.iter().map(|(k, r)| (k.clone(), record(r))).collect::<Vec<_>>())),
+        Op::Names { agent } => store.names(AGENTS[agent]).map(|n| format!("{n:?}")),
+        Op::Agents => store.agents().map(|a| format!("{a:?}")),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn sqlite_store_behaves_like_memory_store(ops in prop::collection::vec(op(), 1..40)) {
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = SqliteStore::open(dir.path().join("skills.db")).unwrap();
+        let memory = MemoryStore::default();
+        for (i, op) in ops.iter().enumerate() {
+            prop_assert_eq!(apply(&sqlite, op), apply(&memory, op), "op {} {:?}", i, op);
+        }
+        prop_assert_eq!(snapshot(&sqlite, &AGENTS, &NAMES), snapshot(&memory, &AGENTS, &NAMES));
+    }
+}
