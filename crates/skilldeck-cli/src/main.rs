@@ -1,15 +1,24 @@
 //! `skilldeck`: the command-line face of the skilldeck engine. Argument
 //! parsing and output only; every rule lives in the `skilldeck` library.
 
-use std::io::Write;
+use std::collections::{BTreeMap, HashSet};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skilldeck::{Catalog, Filter, FrontmatterMode, SkillDef, SkillTool, Symlinks, render};
+use skilldeck::authoring::{self, AuthoringError};
+use skilldeck::doctor;
+use skilldeck::store::{SkillStore, StoreError};
+use skilldeck::{
+    AgentProfile, AgentView, Catalog, CatalogBuilder, Eager, Filter, FrontmatterMode, LiveCatalog, LoadSkillTool,
+    SkillDef, SkillTool, Symlinks, ToolResult, render,
+};
+use skilldeck_store::SqliteStore;
 
 /// Find, catalog and serve Agent Skills.
 #[derive(Parser, Debug)]
@@ -19,6 +28,8 @@ struct Cli {
     command: Command,
     #[command(flatten)]
     sources: SourceArgs,
+    #[command(flatten)]
+    agent: AgentArgs,
 }
 
 /// Where skills come from; accepted before or after the command.
@@ -42,6 +53,58 @@ struct SourceArgs {
     /// Do not follow symbolic links while walking.
     #[arg(long, global = true)]
     no_follow_symlinks: bool,
+    /// A SQLite file of authored skills (created if missing); its records overlay the roots.
+    #[arg(long, value_name = "FILE.sqlite", global = true)]
+    store: Option<PathBuf>,
+}
+
+/// Which agent is asking, and its profile; accepted before or after the command.
+#[derive(Args, Debug)]
+struct AgentArgs {
+    /// The agent: its store scope and profile. Without it and without a profile
+    /// flag, commands use the toolnexus `skill` tool.
+    #[arg(long, value_name = "ID", global = true)]
+    agent: Option<String>,
+    /// Allow only these skills (repeat for more); default: every skill.
+    #[arg(long = "allow", value_name = "NAME", global = true)]
+    allow: Vec<String>,
+    /// Allow no skill at all.
+    #[arg(long, global = true, conflicts_with = "allow")]
+    allow_none: bool,
+    /// Always inject this skill's body (repeat for more), or `all` for every allowed skill.
+    #[arg(long = "eager", value_name = "NAME|all", global = true)]
+    eager: Vec<String>,
+    /// A JSON file of agent profiles `[{id, skills?, eager?, identity?, files?}]`, for
+    /// `doctor`, and for `--agent ID` when no other agent flag is given.
+    #[arg(long = "agents", value_name = "FILE.json", global = true)]
+    agents: Option<PathBuf>,
+}
+
+impl AgentArgs {
+    /// The profile: from the flags when any profile flag is given, else
+    /// `--agent`'s entry in `--agents`, else just the id.
+    fn profile(&self, agents: &[doctor::Agent]) -> Option<AgentProfile> {
+        let flags = !self.allow.is_empty() || self.allow_none || !self.eager.is_empty();
+        if !flags
+            && let Some(id) = &self.agent
+            && let Some(agent) = agents.iter().find(|a| a.profile.id == *id)
+        {
+            return Some(agent.profile.clone());
+        }
+        if self.agent.is_none() && !flags {
+            return None;
+        }
+        let mut profile = AgentProfile::new(self.agent.clone().unwrap_or_default());
+        if self.allow_none || !self.allow.is_empty() {
+            profile = profile.allow(self.allow.iter().cloned());
+        }
+        profile.eager = match self.eager.as_slice() {
+            [] => Eager::None,
+            [all] if all == "all" => Eager::All,
+            names => Eager::names(names),
+        };
+        Some(profile)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -52,7 +115,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print exactly what the skill tool returns for NAME.
+    /// Print exactly what the skill tool (with an agent: load_skill) returns for NAME.
     Load {
         /// The skill to load.
         name: String,
@@ -63,18 +126,106 @@ enum Command {
         #[arg(long, value_enum, default_value_t = PromptFormat::Toolnexus)]
         format: PromptFormat,
     },
-    /// Print the skill tool's declaration as JSON.
+    /// Print the tool's declaration as JSON (with an agent: load_skill's).
     Schema {
         /// The vendor shape.
         #[arg(long, value_enum, default_value_t = SchemaFormat::Openai)]
         format: SchemaFormat,
     },
+    /// Print the bodies injected for a message: the agent's eager skills, the
+    /// skills the message triggers, and their companions.
+    Inject {
+        /// The user's message.
+        #[arg(long)]
+        message: String,
+        /// Print {"content", "labels": [{name, reason}]} instead of the content.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run Insika's skill-eager and skill-drift checks over the roots, --store and --agents.
+    Doctor {
+        /// Print [{check, severity, message}] instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read and change the authored skills of --store (shared, or --agent's).
+    Store {
+        #[command(subcommand)]
+        command: StoreCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum StoreCommand {
+    /// Write a SKILL.md (from --file, else stdin) under NAME, keeping the old text in its history.
+    Write {
+        /// The record's key: the skill's name, whatever its frontmatter says.
+        name: String,
+        /// The SKILL.md to store; default: stdin.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// Refuse to overwrite an existing record.
+        #[arg(long)]
+        create_only: bool,
+    },
+    /// Delete the record NAME (with --agent: only that agent's specialization).
+    Delete {
+        /// The record's key.
+        name: String,
+    },
+    /// Print the earlier versions of NAME, most recent first, as JSON.
+    Versions {
+        /// The record's key.
+        name: String,
+    },
+    /// Write version INDEX of NAME's history back as its current text.
+    Restore {
+        /// The record's key.
+        name: String,
+        /// The version, 0 being the most recent earlier one.
+        #[arg(allow_negative_numbers = true)]
+        index: i64,
+    },
+    /// Print every agent that has records of its own.
+    Agents,
+}
+
+/// An agent as written in an `--agents` JSON file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentJson {
+    id: String,
+    #[serde(default)]
+    skills: Option<Vec<String>>,
+    #[serde(default)]
+    eager: Value,
+    #[serde(default)]
+    identity: Vec<String>,
+    /// Prompt file name → its text.
+    #[serde(default)]
+    files: BTreeMap<String, String>,
+}
+
+fn read_agents(path: &Path) -> anyhow::Result<Vec<doctor::Agent>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let agents: Vec<AgentJson> = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a JSON array of agent profiles", path.display()))?;
+    Ok(agents
+        .into_iter()
+        .map(|a| {
+            let profile = AgentProfile { id: a.id, skills: a.skills, eager: Eager::from_json(&a.eager) };
+            a.files
+                .into_iter()
+                .fold(doctor::Agent::new(profile).identity(a.identity), |agent, (name, text)| agent.file(name, text))
+        })
+        .collect())
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum PromptFormat {
     Toolnexus,
     Agentskills,
+    Insika,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -97,45 +248,157 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Command::Schema { format } = cli.command {
-        let declaration = SkillTool::declaration();
-        let shaped = match format {
-            SchemaFormat::Openai => declaration.openai(),
-            SchemaFormat::Anthropic => declaration.anthropic(),
-            SchemaFormat::Gemini => declaration.gemini(),
-            SchemaFormat::Mcp => declaration.mcp(),
-        };
-        print_json(&json!([shaped]))?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let catalog = build_catalog(&cli.sources)?;
-    for warning in catalog.warnings() {
-        eprintln!("warning: {warning}");
-    }
-    let mut stdout = std::io::stdout().lock();
+    let agents = cli.agent.agents.as_deref().map(read_agents).transpose()?.unwrap_or_default();
+    let profile = cli.agent.profile(&agents);
+    let store = match &cli.sources.store {
+        Some(path) => Some(Arc::new(SqliteStore::open(path)?) as Arc<dyn SkillStore>),
+        None => None,
+    };
+    let builder = catalog_builder(&cli.sources, store.clone())?;
     match cli.command {
-        Command::List { json: true } => print_json(&list_json(&catalog))?,
-        Command::List { json: false } => stdout.write_all(list_table(&catalog).as_bytes())?,
-        Command::Load { name } => {
-            let result = SkillTool::new(&catalog).load(&name, catalog.sample_limit());
-            stdout.write_all(result.output.as_bytes())?;
-            stdout.flush()?;
-            return Ok(if result.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
-        }
-        Command::Prompt { format } => {
-            let text = match format {
-                PromptFormat::Toolnexus => render::toolnexus(&catalog),
-                PromptFormat::Agentskills => render::agentskills(&catalog),
+        Command::Schema { format } => {
+            let declaration = if profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() };
+            let shaped = match format {
+                SchemaFormat::Openai => declaration.openai(),
+                SchemaFormat::Anthropic => declaration.anthropic(),
+                SchemaFormat::Gemini => declaration.gemini(),
+                SchemaFormat::Mcp => declaration.mcp(),
             };
-            stdout.write_all(text.as_bytes())?;
+            print_json(&json!([shaped]))?;
+            Ok(ExitCode::SUCCESS)
         }
-        Command::Schema { .. } => unreachable!("answered before any source is read"),
+        Command::Store { command } => {
+            let Some(store) = store else { bail!("store commands need --store FILE.sqlite") };
+            run_store(command, store.as_ref(), builder, cli.agent.agent.as_deref())
+        }
+        Command::Doctor { json } => {
+            // Disk seeds come from the roots alone; the store is swept on its own.
+            let catalog = catalog_builder(&cli.sources, None)?.build()?;
+            let doctor = doctor::Doctor {
+                catalog: Some(&catalog),
+                store: store.as_deref(),
+                agents: cli.agent.agents.is_some().then_some(agents.as_slice()),
+            };
+            let findings = doctor.check();
+            if json {
+                let rows: Vec<Value> = findings
+                    .iter()
+                    .map(|f| json!({"check": f.check, "severity": f.severity.as_str(), "message": f.message}))
+                    .collect();
+                print_json(&json!(rows))?;
+            } else {
+                print(&findings.iter().map(|f| format!("{f}\n")).collect::<String>())?;
+            }
+            let failed =
+                findings.iter().any(|f| matches!(f.severity, doctor::Severity::Warn | doctor::Severity::Error));
+            Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+        }
+        command => {
+            let catalog = builder.build()?;
+            for warning in catalog.warnings() {
+                eprintln!("warning: {warning}");
+            }
+            run_catalog(command, &catalog, profile.as_ref())
+        }
     }
-    stdout.flush()?;
+}
+
+/// The commands that read one catalog snapshot.
+fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfile>) -> anyhow::Result<ExitCode> {
+    let shared = AgentProfile::default();
+    let view = catalog.view(profile.unwrap_or(&shared));
+    match command {
+        Command::List { json: true } => print_json(&list_json(catalog, profile.map(|_| &view)))?,
+        Command::List { json: false } => print(&list_table(catalog, profile.map(|_| &view)))?,
+        Command::Load { name } => {
+            let result = match profile {
+                Some(_) => LoadSkillTool::new(&view).load(&name),
+                None => SkillTool::new(catalog).load(&name, catalog.sample_limit()),
+            };
+            return tool_output(&result);
+        }
+        Command::Prompt { format } => print(&match format {
+            PromptFormat::Toolnexus => render::toolnexus(catalog),
+            PromptFormat::Agentskills => render::agentskills(catalog),
+            PromptFormat::Insika => render::insika(&view.lazy()),
+        })?,
+        Command::Inject { message, json: false } => print(&render::active_skills(&view.activate(&message)))?,
+        Command::Inject { message, json: true } => {
+            let activations = view.activate(&message);
+            let labels: Vec<Value> =
+                activations.iter().map(|a| json!({"name": a.skill.name(), "reason": a.reason.to_string()})).collect();
+            print_json(&json!({"content": render::active_skills(&activations), "labels": labels}))?;
+        }
+        Command::Schema { .. } | Command::Store { .. } | Command::Doctor { .. } => {
+            unreachable!("answered without a catalog")
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn build_catalog(sources: &SourceArgs) -> anyhow::Result<Catalog> {
+/// `skilldeck store …`: each change goes through the authoring rules and
+/// reloads, so what is stored is what the catalog will load.
+fn run_store(
+    command: StoreCommand,
+    store: &dyn SkillStore,
+    builder: CatalogBuilder,
+    agent: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let scope = json!(agent);
+    let outcome: Result<Value, AuthoringError> = match command {
+        StoreCommand::Write { name, file, create_only } => {
+            let content = match file {
+                Some(path) => {
+                    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
+                }
+                None => {
+                    let mut text = String::new();
+                    std::io::stdin().read_to_string(&mut text).context("cannot read the SKILL.md from stdin")?;
+                    text
+                }
+            };
+            let live = LiveCatalog::new(builder)?;
+            authoring::write_skill(store, &live, Some(&name), &content, agent, create_only)
+                .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
+        }
+        StoreCommand::Delete { name } => {
+            let live = LiveCatalog::new(builder)?;
+            authoring::delete_skill(store, &live, Some(&name), agent)
+                .map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))
+        }
+        StoreCommand::Versions { name } => store
+            .versions(&name, agent)
+            .map(|versions| {
+                json!(versions.iter().map(|v| json!({"content": v.content, "at": v.at})).collect::<Vec<_>>())
+            })
+            .map_err(AuthoringError::from),
+        StoreCommand::Restore { name, index } => store
+            .restore(&name, index, agent)
+            .map(|r| json!({"name": name, "agent": scope, "updated_at": r.updated_at}))
+            .map_err(AuthoringError::from),
+        StoreCommand::Agents => store.agents().map(|agents| json!(agents)).map_err(AuthoringError::from),
+    };
+    match outcome {
+        Ok(value) => {
+            print_json(&value)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        // A refusal is the request's fault: exit 1 with the reason; a broken store is exit 2.
+        Err(AuthoringError::Store(error @ StoreError::Backend { .. })) => Err(error.into()),
+        Err(error) => {
+            eprintln!("skilldeck: {error}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// A tool result on stdout, nothing added; exit 1 when it is an error.
+fn tool_output(result: &ToolResult) -> anyhow::Result<ExitCode> {
+    print(&result.output)?;
+    Ok(if result.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+fn catalog_builder(sources: &SourceArgs, store: Option<Arc<dyn SkillStore>>) -> anyhow::Result<CatalogBuilder> {
     let mut builder = Catalog::builder()
         .roots(&sources.roots)
         .filter(Filter::new(sources.filter.iter().cloned()))
@@ -145,7 +408,10 @@ fn build_catalog(sources: &SourceArgs) -> anyhow::Result<Catalog> {
     for file in &sources.skills {
         builder = builder.skills(read_skill_defs(file)?);
     }
-    Ok(builder.build()?)
+    if let Some(store) = store {
+        builder = builder.store(store);
+    }
+    Ok(builder)
 }
 
 /// A data skill as written in a `--skills` JSON file.
@@ -188,14 +454,33 @@ fn parse_filter_entry(entry: &str) -> anyhow::Result<(String, bool)> {
     }
 }
 
-fn list_json(catalog: &Catalog) -> Value {
-    let skills: Vec<Value> = catalog
-        .skills()
+/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
+fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
+    let eager: HashSet<&str> = view.eager().into_iter().map(|s| s.name()).collect();
+    move |name| match (view.profile().allows(name), eager.contains(name)) {
+        (false, _) => "not-allowed",
+        (true, true) => "eager",
+        (true, false) => "lazy",
+    }
+}
+
+fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
+    let skills: Vec<&skilldeck::Skill> = match view {
+        Some(view) => view.all().to_vec(),
+        None => catalog.skills().collect(),
+    };
+    let mode = view.map(modes);
+    let skills: Vec<Value> = skills
+        .iter()
         .map(|s| {
-            json!({
+            let mut entry = json!({
                 "name": s.name(), "description": s.description(),
                 "location": s.location(), "origin": s.origin().kind(),
-            })
+            });
+            if let Some(mode) = &mode {
+                entry["mode"] = json!(mode(s.name()));
+            }
+            entry
         })
         .collect();
     let skipped: Vec<Value> = catalog
@@ -216,12 +501,21 @@ fn list_json(catalog: &Catalog) -> Value {
     })
 }
 
-fn list_table(catalog: &Catalog) -> String {
-    let width = catalog.skills().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
-    let mut out = format!("{:<width$}  {:<7}  DESCRIPTION\n", "NAME", "ORIGIN");
-    for skill in catalog.skills() {
+fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
+    let skills: Vec<&skilldeck::Skill> = match view {
+        Some(view) => view.all().to_vec(),
+        None => catalog.skills().collect(),
+    };
+    let width = skills.iter().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
+    let mut out = match view {
+        Some(_) => format!("{:<width$}  {:<7}  {:<11}  DESCRIPTION\n", "NAME", "ORIGIN", "MODE"),
+        None => format!("{:<width$}  {:<7}  DESCRIPTION\n", "NAME", "ORIGIN"),
+    };
+    let mode = view.map(modes);
+    for skill in skills {
         let description = skill.description().unwrap_or("-").lines().next().unwrap_or("");
-        out.push_str(&format!("{:<width$}  {:<7}  {description}\n", skill.name(), skill.origin().kind()));
+        let mode = mode.as_ref().map(|m| format!("{:<11}  ", m(skill.name()))).unwrap_or_default();
+        out.push_str(&format!("{:<width$}  {:<7}  {mode}{description}\n", skill.name(), skill.origin().kind()));
     }
     if !catalog.skips().is_empty() {
         out.push_str("\nskipped:\n");
@@ -234,6 +528,13 @@ fn list_table(catalog: &Catalog) -> String {
         out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
     }
     out
+}
+
+fn print(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
 }
 
 fn print_json(value: &Value) -> anyhow::Result<()> {

@@ -143,3 +143,205 @@ fn warnings_go_to_stderr_and_the_table_to_stdout() {
     assert_eq!(stderr(&out), "warning: skills dir not found: /definitely/missing\n");
     assert_eq!(stdout(&out), "NAME  ORIGIN   DESCRIPTION\n");
 }
+
+// ---- agents and the store ------------------------------------------------------
+
+/// A temp dir holding a root with two skills and a store path.
+struct Deck {
+    dir: tempfile::TempDir,
+}
+
+impl Deck {
+    fn new() -> Deck {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, extra) in [("cardapio", "triggers: [cardápio]\n"), ("formato", "companions: [cardapio]\n")] {
+            let skill = dir.path().join("root").join(name);
+            std::fs::create_dir_all(&skill).unwrap();
+            let md = format!("---\nname: {name}\ndescription: about {name}\n{extra}---\n\nbody of {name}\n");
+            std::fs::write(skill.join("SKILL.md"), md).unwrap();
+        }
+        Deck { dir }
+    }
+
+    fn path(&self, rel: &str) -> String {
+        self.dir.path().join(rel).to_str().unwrap().to_owned()
+    }
+
+    /// Runs skilldeck with `--root root --store store.sqlite` after `args`.
+    fn run(&self, args: &[&str]) -> Output {
+        let (root, store) = (self.path("root"), self.path("store.sqlite"));
+        skilldeck(&[args, &["--root", &root, "--store", &store]].concat())
+    }
+
+    fn write(&self, name: &str, content: &str, extra: &[&str]) -> Output {
+        let file = self.path("input.md");
+        std::fs::write(&file, content).unwrap();
+        self.run(&[&["store", "write", name, "--file", &file], extra].concat())
+    }
+}
+
+#[test]
+fn prompt_insika_lists_the_agents_lazy_skills() {
+    let deck = Deck::new();
+    let out = deck.run(&["prompt", "--format", "insika", "--agent", "loja", "--eager", "formato"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "<available_skills>\n  <skill name=\"cardapio\" when=\"cardápio\">about cardapio</skill>\n</available_skills>\n\n\
+         Before ANY reply or tool call: scan the skills above. If one matches\nor is even partially relevant to the task, you MUST call\n\
+         `load_skill(\"name\")` FIRST and follow what it returns. Err on the\nside of loading. Only skip when genuinely none apply."
+    );
+    let none = deck.run(&["prompt", "--format", "insika", "--allow-none"]);
+    assert_eq!((none.status.code(), stdout(&none)), (Some(0), String::new()));
+}
+
+#[test]
+fn inject_prints_bodies_and_labels() {
+    let deck = Deck::new();
+    let out = deck.run(&["inject", "--message", "O CARDAPIO, por favor", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({
+            "content": "<active_skill name=\"cardapio\">\nbody of cardapio\n</active_skill>",
+            "labels": [{"name": "cardapio", "reason": "trigger:cardápio"}],
+        })
+    );
+    let eager = deck.run(&["inject", "--message", "oi", "--eager", "formato"]);
+    assert_eq!(
+        stdout(&eager),
+        "<active_skill name=\"formato\">\nbody of formato\n</active_skill>\n\n<active_skill name=\"cardapio\">\nbody of cardapio\n</active_skill>"
+    );
+}
+
+#[test]
+fn load_with_an_agent_uses_load_skill() {
+    let deck = Deck::new();
+    let found = deck.run(&["load", "formato", "--agent", "loja"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    assert_eq!(
+        stdout(&found),
+        "<skill name=\"formato\">\nbody of formato\n</skill>\n\n<skill name=\"cardapio\">\nbody of cardapio\n</skill>"
+    );
+    let refused = deck.run(&["load", "formato", "--agent", "loja", "--eager", "formato"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(stdout(&refused), "skill 'formato' not available for this agent");
+    let schema = deck.run(&["schema", "--format", "mcp", "--agent", "loja"]);
+    let value: serde_json::Value = serde_json::from_str(&stdout(&schema)).unwrap();
+    assert_eq!(value[0]["name"], "load_skill");
+}
+
+#[test]
+fn store_commands_round_trip_through_a_sqlite_file() {
+    let deck = Deck::new();
+    let v1 = "---\nname: pedido\ndescription: pedidos\n---\nv1\n";
+    let v2 = "---\nname: pedido\ndescription: pedidos\n---\nv2\n";
+    assert_eq!(deck.write("pedido", v1, &[]).status.code(), Some(0));
+    assert_eq!(deck.write("pedido", v2, &[]).status.code(), Some(0));
+    let versions: serde_json::Value =
+        serde_json::from_str(&stdout(&deck.run(&["store", "versions", "pedido"]))).unwrap();
+    assert_eq!(versions.as_array().unwrap().len(), 1);
+    assert_eq!(versions[0]["content"], v1);
+    assert_eq!(stdout(&deck.run(&["load", "pedido", "--agent", "loja"])), "v2");
+    assert_eq!(deck.run(&["store", "restore", "pedido", "0"]).status.code(), Some(0));
+    assert_eq!(stdout(&deck.run(&["load", "pedido", "--agent", "loja"])), "v1");
+
+    // An agent's specialization, then its removal.
+    let mine = "---\nname: cardapio\n---\nso da loja\n";
+    assert_eq!(deck.write("cardapio", mine, &["--agent", "loja"]).status.code(), Some(0));
+    assert_eq!(stdout(&deck.run(&["load", "cardapio", "--agent", "loja"])), "so da loja");
+    assert_eq!(stdout(&deck.run(&["load", "cardapio", "--agent", "outra"])), "body of cardapio");
+    assert_eq!(stdout(&deck.run(&["store", "agents"])), "[\n  \"loja\"\n]\n");
+    assert_eq!(deck.run(&["store", "delete", "cardapio", "--agent", "loja"]).status.code(), Some(0));
+    assert_eq!(stdout(&deck.run(&["load", "cardapio", "--agent", "loja"])), "body of cardapio");
+
+    let list: serde_json::Value =
+        serde_json::from_str(&stdout(&deck.run(&["list", "--json", "--agent", "loja"]))).unwrap();
+    let rows: Vec<(&str, &str, &str)> = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["origin"].as_str().unwrap(), s["mode"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rows, [("cardapio", "fs", "lazy"), ("formato", "fs", "lazy"), ("pedido", "store", "lazy")]);
+}
+
+#[test]
+fn store_refusals_exit_1_with_insikas_text() {
+    let deck = Deck::new();
+    let refusal = |out: Output| (out.status.code(), stderr(&out));
+    assert_eq!(
+        refusal(deck.write("x", "no frontmatter", &[])),
+        (Some(1), "skilldeck: SKILL.md missing YAML frontmatter (--- ... ---)\n".into())
+    );
+    assert_eq!(
+        refusal(deck.write("x", "---\ndescription: d\n---\n", &[])),
+        (Some(1), "skilldeck: frontmatter missing `name`\n".into())
+    );
+    assert_eq!(deck.write("x", "---\nname: x\n---\n", &[]).status.code(), Some(0));
+    assert_eq!(
+        refusal(deck.write("x", "---\nname: x\n---\n", &["--create-only", "--agent", "a"])).0,
+        Some(0),
+        "create-only is per scope"
+    );
+    assert_eq!(
+        refusal(deck.write("x", "---\nname: x\n---\n", &["--create-only"])),
+        (Some(1), "skilldeck: skill 'x' already exists\n".into())
+    );
+    assert_eq!(
+        refusal(deck.run(&["store", "delete", "nope"])),
+        (Some(1), "skilldeck: skill 'nope' not found\n".into())
+    );
+    assert_eq!(
+        refusal(deck.run(&["store", "delete", "nope", "--agent", "a"])),
+        (Some(1), "skilldeck: skill 'nope' not found for agent 'a'\n".into())
+    );
+    assert_eq!(
+        refusal(deck.run(&["store", "restore", "x", "-1"])),
+        (Some(1), "skilldeck: version -1 does not exist\n".into())
+    );
+    assert_eq!(deck.run(&["store", "restore", "x", "one"]).status.code(), Some(2));
+    let no_store = skilldeck(&["store", "agents"]);
+    assert_eq!(
+        (no_store.status.code(), stderr(&no_store)),
+        (Some(2), "skilldeck: store commands need --store FILE.sqlite\n".into())
+    );
+}
+
+#[test]
+fn a_store_file_that_is_not_sqlite_is_a_clear_error() {
+    let deck = Deck::new();
+    std::fs::write(deck.path("store.sqlite"), "this is not a database, just text that is long enough\n".repeat(100))
+        .unwrap();
+    let out = deck.run(&["list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(&deck.path("store.sqlite")), "{}", stderr(&out));
+}
+
+#[test]
+fn doctor_prints_findings_and_exits_1_on_a_warning() {
+    let deck = Deck::new();
+    let agents = deck.path("agents.json");
+    std::fs::write(&agents, r#"[{"id": "loja", "skills": ["formato"], "eager": ["formato", "cardapio"]}]"#).unwrap();
+    let out = deck.run(&["doctor", "--agents", &agents]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "! [skill-eager] agent 'loja' marks skill 'cardapio' eager but does not allow it \u{2014} the name is a no-op. \
+         Add it to the agent's skills, or drop it from skills_eager.\n\
+         ! [skill-drift] agent 'loja' allows skill 'formato' but not its companion 'cardapio' \u{2014} the pair cannot \
+         travel together for this agent. Allow 'cardapio' too.\n"
+    );
+    // The same file gives --agent its profile.
+    let refused = deck.run(&["load", "cardapio", "--agent", "loja", "--agents", &agents]);
+    assert_eq!(stdout(&refused), "skill 'cardapio' not available for this agent");
+    let clean = deck.run(&["doctor", "--json"]);
+    assert_eq!(clean.status.code(), Some(0));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&clean)).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!([{"check": "skill-eager", "severity": "ok",
+            "message": "skill eagerness: per-agent (profile.skills_eager), no stale frontmatter"}])
+    );
+}

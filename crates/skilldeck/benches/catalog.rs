@@ -7,33 +7,19 @@
 // A bench whose setup fails should stop loudly.
 #![allow(clippy::expect_used)]
 
-use std::path::Path;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use skilldeck::{Catalog, SkillTool, render};
 
-const SKILLS: usize = 10_000;
+// The generated tree, shared with the store's benches.
+#[path = "support/tree.rs"]
+mod tree;
 
-/// Writes `n` skills shaped like the `bench/gen_tree.py` tree: a ~1.5 KB
-/// SKILL.md and two sibling files each.
-fn generate(root: &Path, n: usize) {
-    let body = "Follow these steps carefully and report what you did.\n".repeat(26);
-    for i in 0..n {
-        let dir = root.join(format!("skill-{i:05}"));
-        std::fs::create_dir_all(dir.join("scripts")).expect("mkdir");
-        let md = format!(
-            "---\nname: skill-{i:05}\ndescription: Handles task number {i} of the benchmark; use it when the user asks for task {i}.\n---\n\n# Skill {i}\n\n{body}"
-        );
-        std::fs::write(dir.join("SKILL.md"), md).expect("write");
-        std::fs::write(dir.join("scripts/run.sh"), "#!/bin/sh\necho run\n").expect("write");
-        std::fs::write(dir.join("reference.md"), "# Reference\n").expect("write");
-    }
-}
+const SKILLS: usize = 10_000;
 
 fn benches(c: &mut Criterion) {
     let tree = tempfile::tempdir().expect("tmp");
-    generate(tree.path(), SKILLS);
+    tree::generate(tree.path(), SKILLS);
     let catalog = Catalog::builder().root(tree.path()).build().expect("catalog");
     assert_eq!(catalog.skills().len(), SKILLS);
     let tool = SkillTool::new(&catalog);
