@@ -117,3 +117,6 @@ fn threads_share_one_handle() {
     assert_eq!(store.names(Some("biro")).unwrap().len(), 41);
     assert_eq!(store.versions("shared-key", Some("biro")).unwrap().len(), 20);
 }
+
+// The engine's catalog over a SQLite store: overlay, scopes, bad records.
+mod catalog;

@@ -118,6 +118,15 @@ impl AgentProfile {
     pub fn allows(&self, name: &str) -> bool {
         self.skills.as_ref().is_none_or(|names| names.iter().any(|n| n == name))
     }
+
+    /// Whether `name`, if allowed, is always injected.
+    pub fn is_eager(&self, name: &str) -> bool {
+        match &self.eager {
+            Eager::None => false,
+            Eager::All => true,
+            Eager::Names(names) => names.iter().any(|n| n == name),
+        }
+    }
 }
 
 /// Why a skill's body is in the prompt this turn.
@@ -196,6 +205,11 @@ impl Catalog {
     }
 }
 
+/// Whether a skill the agent sees is one it loads on demand.
+pub(crate) fn is_lazy(profile: &AgentProfile, name: &str) -> bool {
+    profile.allows(name) && !profile.is_eager(name)
+}
+
 /// The agent record named `name`; records are sorted by key.
 fn find_own<'c>(own: &'c [Skill], name: &str) -> Option<&'c Skill> {
     own.binary_search_by(|s| s.name.as_str().cmp(name)).ok().map(|i| &own[i])
@@ -231,18 +245,13 @@ impl<'c> AgentView<'c> {
     /// The skills always in the prompt in full: none, every allowed skill, or
     /// the allowed ones among the eager names.
     pub fn eager(&self) -> Vec<&'c Skill> {
-        match &self.profile.eager {
-            Eager::None => Vec::new(),
-            Eager::All => self.effective(),
-            Eager::Names(names) => self.effective().into_iter().filter(|s| names.contains(&s.name)).collect(),
-        }
+        self.all.iter().copied().filter(|s| self.profile.allows(&s.name) && self.profile.is_eager(&s.name)).collect()
     }
 
     /// The skills the model loads on demand: allowed and not eager. They are
     /// the level-1 list and the only names `load_skill` serves.
     pub fn lazy(&self) -> Vec<&'c Skill> {
-        let eager: HashSet<&str> = self.eager().iter().map(|s| s.name()).collect();
-        self.effective().into_iter().filter(|s| !eager.contains(s.name())).collect()
+        self.all.iter().copied().filter(|s| is_lazy(self.profile, &s.name)).collect()
     }
 
     /// The bodies to inject for a message: the eager skills, then the lazy

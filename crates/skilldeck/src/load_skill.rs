@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::AgentView;
+use crate::agent::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
 use crate::render::tagged;
 use crate::skill::Skill;
@@ -21,19 +21,19 @@ use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 /// use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SkillDef};
 ///
 /// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").content("\nCORPO\n")).build()?;
-/// let profile = AgentProfile::new("loja");
+/// let profile = AgentProfile::new("loja").allow(["cardapio"]);
 /// let tool = LoadSkillTool::new(&catalog.view(&profile));
 /// assert_eq!(tool.call(&json!({"name": "cardapio"})).output, "CORPO");
 /// let refused = tool.call(&json!({"name": "pedido"}));
 /// assert!(refused.is_error);
 /// assert_eq!(refused.output, "skill 'pedido' not available for this agent");
+/// assert_eq!(LoadSkillTool::new(&catalog.view(&AgentProfile::new("x"))).load("pedido").output, "skill 'pedido' not found");
 /// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct LoadSkillTool {
     catalog: Catalog,
-    agent: String,
-    allowed: Vec<String>,
+    profile: AgentProfile,
 }
 
 impl LoadSkillTool {
@@ -45,17 +45,13 @@ impl LoadSkillTool {
 
     /// The tool for `view`: it serves the view's lazy skills.
     pub fn new(view: &AgentView<'_>) -> LoadSkillTool {
-        LoadSkillTool {
-            catalog: view.catalog().clone(),
-            agent: view.profile().id.clone(),
-            allowed: view.lazy().iter().map(|s| s.name().to_owned()).collect(),
-        }
+        LoadSkillTool { catalog: view.catalog().clone(), profile: view.profile().clone() }
     }
 
     /// The names it serves, in catalog order. A host offers the tool only
     /// when this is not empty.
-    pub fn allowed(&self) -> &[String] {
-        &self.allowed
+    pub fn allowed(&self) -> Vec<&str> {
+        self.catalog.view(&self.profile).lazy().into_iter().map(Skill::name).collect()
     }
 
     /// The declaration: name, description and input schema.
@@ -106,11 +102,13 @@ impl LoadSkillTool {
         ToolResult { output, is_error: false, metadata: None }
     }
 
+    /// The profile's rule alone: an allowed, non-eager name the snapshot
+    /// does not have is "not found", not "not available".
     fn allows(&self, name: &str) -> bool {
-        self.allowed.iter().any(|n| n == name)
+        is_lazy(&self.profile, name)
     }
 
     fn find(&self, name: &str) -> Option<&Skill> {
-        self.catalog.find_for(&self.agent, name)
+        self.catalog.find_for(&self.profile.id, name)
     }
 }

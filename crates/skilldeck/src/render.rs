@@ -1,5 +1,8 @@
 //! Level 1: the catalogs an agent reads in its system prompt.
 
+// Writing to a String cannot fail; the `let _ =` on each `write!` says so.
+use std::fmt::Write;
+
 use crate::agent::Activation;
 use crate::catalog::Catalog;
 use crate::skill::Skill;
@@ -41,7 +44,7 @@ pub fn toolnexus(catalog: &Catalog) -> String {
     described.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut out = format!("{TOOLNEXUS_PREAMBLE}\n\n## Available Skills");
     for (name, description) in described {
-        out.push_str(&format!("\n- **{name}**: {description}"));
+        let _ = write!(out, "\n- **{name}**: {description}");
     }
     out
 }
@@ -73,9 +76,10 @@ fn push_agentskills_entry(out: &mut String, skill: &Skill) {
     let name = xml_escape(skill.name());
     let description = xml_escape(skill.description().unwrap_or_default());
     let location = skill.location();
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n<location>\n{location}\n</location>\n</skill>\n"
-    ));
+    );
 }
 
 /// Insika's level-1 list for an agent's lazy skills ([`AgentView::lazy`]):
@@ -105,11 +109,15 @@ pub fn insika(skills: &[&Skill]) -> String {
     let mut out = String::from("<available_skills>\n");
     for skill in skills {
         let (name, description) = (skill.name(), skill.description().unwrap_or_default());
-        out.push_str(&format!("  <skill name=\"{name}\""));
-        if !skill.triggers().is_empty() {
-            out.push_str(&format!(" when=\"{}\"", skill.triggers().join("; ")));
+        let _ = write!(out, "  <skill name=\"{name}\"");
+        if let [first, rest @ ..] = skill.triggers() {
+            let _ = write!(out, " when=\"{first}");
+            rest.iter().for_each(|t| {
+                let _ = write!(out, "; {t}");
+            });
+            out.push('"');
         }
-        out.push_str(&format!(">{description}</skill>\n"));
+        let _ = writeln!(out, ">{description}</skill>");
     }
     out.push_str("</available_skills>\n\n");
     out.push_str(INSIKA_INSTRUCTION);

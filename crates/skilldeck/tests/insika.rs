@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::json;
 use skilldeck::authoring::{self, AuthoringError, SkillAgents};
 use skilldeck::render::{self, INSIKA_INSTRUCTION};
-use skilldeck::store::{MemoryStore, SkillStore};
+use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
 use skilldeck::{AgentProfile, Catalog, Eager, LiveCatalog, LoadSkillTool, Skill};
 
 use crate::util::Tree;
@@ -191,6 +191,46 @@ fn an_unparsable_record_leaves_the_disk_skill_and_is_skipped() {
     );
 }
 
+/// A store whose every read fails, as a lost database would.
+struct Broken;
+
+impl SkillStore for Broken {
+    fn get(&self, _: &str, _: Option<&str>) -> Result<Option<Record>, StoreError> {
+        Err(lost())
+    }
+    fn all(&self, _: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
+        Err(lost())
+    }
+    fn agents(&self) -> Result<Vec<String>, StoreError> {
+        Err(lost())
+    }
+    fn write(&self, _: &str, _: &str, _: Option<&str>, _: bool) -> Result<Record, StoreError> {
+        Err(lost())
+    }
+    fn delete(&self, _: &str, _: Option<&str>) -> Result<bool, StoreError> {
+        Err(lost())
+    }
+    fn versions(&self, _: &str, _: Option<&str>) -> Result<Vec<Version>, StoreError> {
+        Err(lost())
+    }
+    fn restore(&self, _: &str, _: i64, _: Option<&str>) -> Result<Record, StoreError> {
+        Err(lost())
+    }
+}
+
+fn lost() -> StoreError {
+    StoreError::Backend { location: "db.example:5432".into(), message: "connection lost".into() }
+}
+
+#[test]
+fn a_failing_store_is_a_warning_and_the_roots_still_load() {
+    let tree = disk(&[("cardapio", "")]);
+    let catalog = Catalog::builder().root(tree.root()).store(Arc::new(Broken)).build().unwrap();
+    assert_eq!(catalog.skills().map(Skill::name).collect::<Vec<_>>(), ["cardapio"]);
+    let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(warnings, ["skill store failed: skill store db.example:5432: connection lost"]);
+}
+
 #[test]
 fn a_reload_sees_a_new_record() {
     let store = Arc::new(MemoryStore::default());
@@ -282,20 +322,25 @@ fn load_skill_serves_bodies_and_refuses_exactly() {
 
 #[test]
 fn load_skill_not_found_is_its_own_error() {
-    // `fantasma` is allowed but lazy only if it exists; a store-less catalog
-    // cannot make it lazy, so build the tool from a view where it is, then drop it.
+    let (_tree, catalog) = load_skill_catalog();
+    let ghost = AgentProfile::new("a").allow(["fantasma"]);
+    let refused = LoadSkillTool::new(&catalog.view(&ghost)).load("fantasma");
+    assert_eq!((refused.output.as_str(), refused.is_error), ("skill 'fantasma' not found", true));
+    let all = AgentProfile::new("a");
+    assert_eq!(LoadSkillTool::new(&catalog.view(&all)).load("nada").output, "skill 'nada' not found");
+}
+
+#[test]
+fn load_skill_keeps_the_snapshot_it_was_made_from() {
     let store = Arc::new(MemoryStore::default());
-    store.write("fantasma", &md("fantasma", "x"), None, false).unwrap();
+    store.write("fugaz", &md("fugaz", "x"), None, false).unwrap();
     let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
-    let before = live.snapshot();
     let profile = AgentProfile::new("a");
-    let tool = LoadSkillTool::new(&before.view(&profile));
-    store.delete("fantasma", None).unwrap();
+    let turn = LoadSkillTool::new(&live.snapshot().view(&profile));
+    store.delete("fugaz", None).unwrap();
     let after = live.reload().unwrap();
-    // The tool made from the old snapshot still serves it: one turn, one snapshot.
-    assert_eq!(tool.load("fantasma").output, "x");
-    let stale = LoadSkillTool::new(&after.view(&profile));
-    assert_eq!(stale.load("fantasma").output, "skill 'fantasma' not available for this agent");
+    assert_eq!(turn.load("fugaz").output, "x", "one turn, one snapshot");
+    assert_eq!(LoadSkillTool::new(&after.view(&profile)).load("fugaz").output, "skill 'fugaz' not found");
 }
 
 #[test]
