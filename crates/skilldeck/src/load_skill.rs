@@ -1,7 +1,7 @@
 //! Level 2 for agents: Insika's `load_skill` tool, which serves the lazy
 //! skills of one agent's view and nothing else.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::agent::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
@@ -56,16 +56,11 @@ impl LoadSkillTool {
 
     /// The declaration: name, description and input schema.
     pub fn declaration() -> ToolDeclaration {
-        ToolDeclaration {
-            name: Self::NAME,
-            description: Self::DESCRIPTION,
-            input_schema: json!({
-                "type": "object",
-                "properties": {"name": {"type": "string", "description": "Exact skill name, as listed in <available_skills>"}},
-                "required": ["name"],
-                "additionalProperties": false,
-            }),
-        }
+        ToolDeclaration::taking_a_name(
+            Self::NAME,
+            Self::DESCRIPTION,
+            "Exact skill name, as listed in <available_skills>",
+        )
     }
 
     /// Runs the tool on a model's arguments (`{"name": "…"}`). Bad arguments

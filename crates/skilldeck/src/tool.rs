@@ -48,6 +48,17 @@ pub struct ToolDeclaration {
 }
 
 impl ToolDeclaration {
+    /// A tool whose one argument is a required string `name`, nothing else.
+    pub(crate) fn taking_a_name(name: &'static str, description: &'static str, about_name: &str) -> ToolDeclaration {
+        let input_schema = json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": about_name}},
+            "required": ["name"],
+            "additionalProperties": false,
+        });
+        ToolDeclaration { name, description, input_schema }
+    }
+
     /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters}}`.
     pub fn openai(&self) -> Value {
         json!({"type": "function", "function": {
@@ -115,16 +126,7 @@ impl SkillTool {
 
     /// The declaration: name, description and input schema.
     pub fn declaration() -> ToolDeclaration {
-        ToolDeclaration {
-            name: Self::NAME,
-            description: Self::DESCRIPTION,
-            input_schema: json!({
-                "type": "object",
-                "properties": {"name": {"type": "string", "description": "The name of the skill to load"}},
-                "required": ["name"],
-                "additionalProperties": false,
-            }),
-        }
+        ToolDeclaration::taking_a_name(Self::NAME, Self::DESCRIPTION, "The name of the skill to load")
     }
 
     /// Runs the tool on a model's arguments (`{"name": "…"}`), with the

@@ -373,6 +373,17 @@ fn load_skill_brings_allowed_companions_one_level() {
 }
 
 #[test]
+fn load_skill_is_offered_only_with_lazy_skills() {
+    let tree = disk(&[("formato", ""), ("cardapio", "")]);
+    let catalog = catalog(&tree);
+    let offered = |profile: AgentProfile| LoadSkillTool::new(&catalog.view(&profile)).allowed().join(",");
+    assert_eq!(offered(AgentProfile::new("a").allow(["cardapio"])), "cardapio");
+    assert_eq!(offered(AgentProfile::new("a").allow::<_, String>([])), "");
+    assert_eq!(offered(AgentProfile::new("a").allow(["formato"]).eager(Eager::All)), "");
+    assert_eq!(offered(AgentProfile::new("a").eager(Eager::names(["formato"]))), "cardapio");
+}
+
+#[test]
 fn load_skill_declaration() {
     let declaration = LoadSkillTool::declaration();
     assert_eq!(
