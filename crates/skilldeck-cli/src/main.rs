@@ -16,7 +16,7 @@ use skilldeck::doctor;
 use skilldeck::store::{SkillStore, StoreError};
 use skilldeck::{
     AgentProfile, AgentView, Catalog, CatalogBuilder, Eager, Filter, FrontmatterMode, LiveCatalog, LoadSkillTool,
-    SkillDef, SkillTool, Symlinks, ToolResult, render,
+    SkillDef, SkillTool, Source, Symlinks, ToolResult, render,
 };
 use skilldeck_store::SqliteStore;
 
@@ -114,11 +114,19 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// List the skills that lost their name to another, with the winner, instead.
+        #[arg(long)]
+        shadowed: bool,
     },
     /// Print exactly what the skill tool (with an agent: load_skill) returns for NAME.
     Load {
         /// The skill to load.
-        name: String,
+        #[arg(required_unless_present = "at")]
+        name: Option<String>,
+        /// Load the skill at this location instead (a SKILL.md path, a base or
+        /// store:NAME), even one that lost its name: see `list --shadowed`.
+        #[arg(long, value_name = "LOCATION", conflicts_with = "name")]
+        at: Option<String>,
     },
     /// Print the level-1 catalog for a system prompt.
     Prompt {
@@ -308,12 +316,16 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
     let shared = AgentProfile::default();
     let view = catalog.view(profile.unwrap_or(&shared));
     match command {
-        Command::List { json: true } => print_json(&list_json(catalog, profile.map(|_| &view)))?,
-        Command::List { json: false } => print(&list_table(catalog, profile.map(|_| &view)))?,
-        Command::Load { name } => {
-            let result = match profile {
-                Some(_) => LoadSkillTool::new(&view).load(&name),
-                None => SkillTool::new(catalog).load(&name, catalog.sample_limit()),
+        Command::List { json: true, shadowed: true } => print_json(&shadowed_json(catalog))?,
+        Command::List { json: false, shadowed: true } => print(&shadowed_table(catalog))?,
+        Command::List { json: true, shadowed: false } => print_json(&list_json(catalog, profile.map(|_| &view)))?,
+        Command::List { json: false, shadowed: false } => print(&list_table(catalog, profile.map(|_| &view)))?,
+        Command::Load { name, at } => {
+            let result = match (profile, name, at) {
+                (_, _, Some(location)) => SkillTool::new(catalog).load_at(&location, catalog.sample_limit()),
+                (Some(_), Some(name), None) => LoadSkillTool::new(&view).load(&name),
+                (None, Some(name), None) => SkillTool::new(catalog).load(&name, catalog.sample_limit()),
+                (_, None, None) => unreachable!("clap requires NAME or --at"),
             };
             return tool_output(&result);
         }
@@ -528,6 +540,46 @@ fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
         out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
     }
     out
+}
+
+/// `{location, source, root?}` of one side of a shadowing.
+fn contender(location: &str, source: &Source) -> Value {
+    match source {
+        Source::Root(root) => json!({"location": location, "source": "root", "root": root}),
+        other => json!({"location": location, "source": other.to_string()}),
+    }
+}
+
+fn shadowed_json(catalog: &Catalog) -> Value {
+    let rows: Vec<Value> = catalog
+        .shadowed()
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.skill.name(),
+                "winner": contender(&s.winner_location, &s.winner_source),
+                "loser": contender(s.skill.location(), &s.source),
+            })
+        })
+        .collect();
+    json!(rows)
+}
+
+fn shadowed_table(catalog: &Catalog) -> String {
+    catalog
+        .shadowed()
+        .iter()
+        .map(|s| {
+            format!(
+                "{}\n  kept: {} ({})\n  lost: {} ({})\n",
+                s.skill.name(),
+                s.winner_location,
+                s.winner_source,
+                s.skill.location(),
+                s.source
+            )
+        })
+        .collect()
 }
 
 fn print(text: &str) -> anyhow::Result<()> {

@@ -345,3 +345,35 @@ fn doctor_prints_findings_and_exits_1_on_a_warning() {
             "message": "skill eagerness: per-agent (profile.skills_eager), no stale frontmatter"}])
     );
 }
+
+#[test]
+fn list_shadowed_and_load_at_reach_the_skill_that_lost() {
+    let deck = Deck::new();
+    // Deck::run puts its own --root after these arguments, so `first` comes first and wins.
+    let first = deck.path("first");
+    std::fs::create_dir_all(format!("{first}/formato")).unwrap();
+    std::fs::write(format!("{first}/formato/SKILL.md"), "---\nname: formato\n---\nthe first formato\n").unwrap();
+    let (winner, loser) = (format!("{first}/formato/SKILL.md"), deck.path("root/formato/SKILL.md"));
+    let out = deck.run(&["list", "--shadowed", "--json", "--root", &first]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let value: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!([{
+            "name": "formato",
+            "winner": {"location": winner, "source": "root", "root": first},
+            "loser": {"location": loser, "source": "root", "root": deck.path("root")},
+        }])
+    );
+    let table = stdout(&deck.run(&["list", "--shadowed", "--root", &first]));
+    assert_eq!(
+        table,
+        format!("formato\n  kept: {winner} (root {first})\n  lost: {loser} (root {})\n", deck.path("root"))
+    );
+    let served = deck.run(&["load", "--at", &loser, "--root", &first]);
+    assert_eq!(served.status.code(), Some(0));
+    assert!(stdout(&served).starts_with("<skill_content name=\"formato\">\n# Skill: formato\n\nbody of formato\n\n"));
+    let nowhere = deck.run(&["load", "--at", "/nowhere"]);
+    assert_eq!((nowhere.status.code(), stdout(&nowhere)), (Some(1), "No skill at \"/nowhere\".".to_owned()));
+    assert_eq!(deck.run(&["load"]).status.code(), Some(2), "NAME or --at is required");
+}

@@ -153,6 +153,61 @@ impl fmt::Display for Warning {
     }
 }
 
+/// Which source a skill came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Source {
+    /// A root, as given to the builder.
+    Root(PathBuf),
+    /// A data skill given to the builder.
+    Data,
+    /// The provider.
+    Provider,
+    /// The store's shared scope.
+    Store,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Root(root) => write!(f, "root {}", root.display()),
+            Source::Data => f.write_str("data"),
+            Source::Provider => f.write_str("provider"),
+            Source::Store => f.write_str("store"),
+        }
+    }
+}
+
+/// A skill that lost its name to another: a duplicate found later, or a
+/// skill a store record replaced.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::{Catalog, SkillDef, Source};
+///
+/// let catalog = Catalog::builder()
+///     .skill(SkillDef::new("deploy").base("skill://first/"))
+///     .skill(SkillDef::new("deploy").base("skill://second/").content("the other one"))
+///     .build()?;
+/// let lost = &catalog.shadowed()[0];
+/// assert_eq!((lost.skill.location(), lost.winner_location.as_str()), ("skill://second/", "skill://first/"));
+/// assert_eq!((&lost.source, &lost.winner_source), (&Source::Data, &Source::Data));
+/// assert_eq!(catalog.at("skill://second/").unwrap().body()?, "the other one");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Shadowed {
+    /// The skill that lost, whole: it can still be served by location.
+    pub skill: Skill,
+    /// Where it came from.
+    pub source: Source,
+    /// The location of the skill that kept the name.
+    pub winner_location: String,
+    /// Where the winner came from.
+    pub winner_source: Source,
+}
+
 /// A per-agent allowlist or drop-list of skill names (toolnexus S2).
 ///
 /// Empty: every skill. Any name mapped to `true`: exactly the names mapped to
@@ -423,11 +478,11 @@ impl CatalogBuilder {
             self.collect_root(root, &absolute, &mut assembly);
         }
         for def in &self.skills {
-            assembly.offer(data_skill(def));
+            assembly.offer(data_skill(def), &Source::Data);
         }
         if let Some(provider) = &self.provider {
             match provider() {
-                Ok(defs) => defs.iter().for_each(|def| assembly.offer(data_skill(def))),
+                Ok(defs) => defs.iter().for_each(|def| assembly.offer(data_skill(def), &Source::Provider)),
                 Err(error) => assembly.warn(Warning::ProviderFailed { message: error.to_string() }),
             }
         }
@@ -496,7 +551,7 @@ impl CatalogBuilder {
             parallel_map(&walk.files, |file| read::skill_md(&file.path, file.regular, max_frontmatter, self.mode));
         for outcome in outcomes {
             if let Some(skill) = assembly.parsed(outcome) {
-                assembly.offer(Ok(skill));
+                assembly.offer(Ok(skill), &Source::Root(root.to_path_buf()));
             }
         }
     }
@@ -532,7 +587,10 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
 #[derive(Default)]
 struct Assembly {
     skills: Vec<Skill>,
+    /// The source of each skill, by the same index.
+    sources: Vec<Source>,
     index: HashMap<String, usize>,
+    shadowed: Vec<Shadowed>,
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
     agents: BTreeMap<String, Vec<Skill>>,
@@ -544,19 +602,31 @@ impl Assembly {
         self.warnings.push(warning);
     }
 
-    fn offer(&mut self, candidate: Result<Skill, Skip>) {
-        match candidate {
-            Err(skip) => self.skips.push(skip),
-            Ok(skill) if self.index.contains_key(&skill.name) => {
-                let (name, location) = (skill.name, skill.location);
+    fn offer(&mut self, candidate: Result<Skill, Skip>, source: &Source) {
+        let skill = match candidate {
+            Err(skip) => return self.skips.push(skip),
+            Ok(skill) => skill,
+        };
+        match self.index.get(&skill.name) {
+            Some(&winner) => {
+                let (name, location) = (skill.name.clone(), skill.location.clone());
                 self.skips.push(Skip { location: location.clone(), reason: SkipReason::DuplicateName, detail: None });
+                self.shadow(skill, source.clone(), winner);
                 self.warn(Warning::DuplicateName { name, location });
             }
-            Ok(skill) => {
+            None => {
                 self.index.insert(skill.name.clone(), self.skills.len());
                 self.skills.push(skill);
+                self.sources.push(source.clone());
             }
         }
+    }
+
+    /// Records that `loser` lost its name to the skill at index `winner`.
+    fn shadow(&mut self, loser: Skill, source: Source, winner: usize) {
+        let winner_location = self.skills[winner].location.clone();
+        let winner_source = self.sources[winner].clone();
+        self.shadowed.push(Shadowed { skill: loser, source, winner_location, winner_source });
     }
 
     /// The skill of a parse outcome, after recording its skip or its
@@ -576,11 +646,15 @@ impl Assembly {
         }
     }
 
+    /// A store record: it takes the place of an earlier skill of its name,
+    /// which is then shadowed by it.
     fn overlay(&mut self, skill: Skill) {
-        match self.index.get(&skill.name) {
-            Some(&i) => self.skills[i] = skill,
-            None => self.offer(Ok(skill)),
-        }
+        let Some(&i) = self.index.get(&skill.name) else {
+            return self.offer(Ok(skill), &Source::Store);
+        };
+        let loser = std::mem::replace(&mut self.skills[i], skill);
+        let source = std::mem::replace(&mut self.sources[i], Source::Store);
+        self.shadow(loser, source, i);
     }
 
     fn finish(mut self, filter: Filter, sample_limit: SampleLimit, symlinks: Symlinks, limits: Limits) -> Catalog {
@@ -603,6 +677,7 @@ impl Assembly {
                 skips: self.skips,
                 warnings: self.warnings,
                 filter_unmatched,
+                shadowed: self.shadowed,
                 agents: self.agents,
                 sample_limit,
                 symlinks,
@@ -645,6 +720,7 @@ struct Inner {
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
     filter_unmatched: Vec<String>,
+    shadowed: Vec<Shadowed>,
     agents: BTreeMap<String, Vec<Skill>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
@@ -686,6 +762,21 @@ impl Catalog {
     /// Filter entries that named no skill, in code-point order.
     pub fn filter_unmatched(&self) -> &[String] {
         &self.inner.filter_unmatched
+    }
+
+    /// Every skill that lost its name to another, with the winner, in the
+    /// order the losses happened.
+    pub fn shadowed(&self) -> &[Shadowed] {
+        &self.inner.shadowed
+    }
+
+    /// The skill at `location` (a `SKILL.md` path, a base, or `store:<name>`),
+    /// exposed or shadowed: the way to reach a skill that lost its name.
+    /// Agent records are not searched.
+    pub fn at(&self, location: &str) -> Option<&Skill> {
+        self.skills()
+            .chain(self.inner.shadowed.iter().map(|s| &s.skill))
+            .find(|s| s.location == location)
     }
 
     /// The skills of one agent's store scope (its own records: overrides of

@@ -53,8 +53,8 @@ mod tool;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Skip,
-    SkipReason, Warning,
+    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Shadowed,
+    Skip, SkipReason, Source, Warning,
 };
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
 pub use live::LiveCatalog;

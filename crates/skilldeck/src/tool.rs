@@ -140,9 +140,23 @@ impl SkillTool {
 
     /// Serves the skill `name` with a given sample limit.
     pub fn load(&self, name: &str, limit: SampleLimit) -> ToolResult {
-        let Some(skill) = self.catalog.get(name) else {
-            return ToolResult::error(not_found(&self.catalog, name));
-        };
+        match self.catalog.get(name) {
+            Some(skill) => self.serve(skill, limit),
+            None => ToolResult::error(not_found(&self.catalog, name)),
+        }
+    }
+
+    /// Serves the skill at `location`, exposed or shadowed ([`Catalog::at`]):
+    /// how a host reaches a skill that lost its name to another.
+    pub fn load_at(&self, location: &str, limit: SampleLimit) -> ToolResult {
+        match self.catalog.at(location) {
+            Some(skill) => self.serve(skill, limit),
+            None => ToolResult::error(format!("No skill at \"{location}\".")),
+        }
+    }
+
+    fn serve(&self, skill: &Skill, limit: SampleLimit) -> ToolResult {
+        let name = skill.name();
         let body = match skill.body() {
             Ok(body) => body,
             Err(error) => return ToolResult::error(format!("Skill \"{name}\" could not be read: {error}")),

@@ -23,3 +23,6 @@ mod live;
 
 // Insika's doctor checks skill-eager and skill-drift (reference §8, §10.8), exact messages.
 mod doctor;
+
+// The shadowing report and serving a shadowed skill by location.
+mod shadowing;
