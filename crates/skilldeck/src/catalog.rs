@@ -536,6 +536,7 @@ impl CatalogBuilder {
         let (mut skill, recovered) =
             read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
         skill.name = key;
+        skill.record = Some(content.into());
         Ok((skill, recovered))
     }
 
@@ -579,6 +580,7 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         location: base.clone(),
         origin: Origin::Logical { base, resources: def.resources.clone() },
         body: OnceLock::from(def.content.clone()),
+        record: None,
     })
 }
 
@@ -790,6 +792,39 @@ impl Catalog {
     /// The sample limit the `skill` tool uses by default.
     pub fn sample_limit(&self) -> SampleLimit {
         self.inner.sample_limit
+    }
+
+    /// Every file below a skill directory, walked with this catalog's link
+    /// policy and limits and never entering `.git` or `node_modules` (as the
+    /// `skill` tool's sampling does), sorted by relative path in code-point
+    /// order. Nested `SKILL.md` files are included; entries that are not
+    /// regular files are reported with `regular: false`, and a walk cut short
+    /// says so in [`Walk::limit_hit`](skilldeck_walk::Walk::limit_hit). A host
+    /// that publishes a skill's files (an MCP server) lists them with this.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::Catalog;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let skill = dir.path().join("hello");
+    /// std::fs::create_dir_all(skill.join("scripts"))?;
+    /// std::fs::create_dir_all(skill.join(".git"))?;
+    /// std::fs::write(skill.join("SKILL.md"), "---\nname: hello\n---\nHi.\n")?;
+    /// std::fs::write(skill.join("scripts/hi.sh"), "echo hi\n")?;
+    /// std::fs::write(skill.join(".git/HEAD"), "ref: x\n")?;
+    /// std::fs::write(skill.join("LICENSE"), "MIT\n")?;
+    /// let catalog = Catalog::builder().root(dir.path()).build()?;
+    /// let walk = catalog.skill_files(catalog.get("hello").unwrap().dir().unwrap());
+    /// let files: Vec<String> = walk.files.iter().map(|f| f.rel_path()).collect();
+    /// assert_eq!(files, ["LICENSE", "SKILL.md", "scripts/hi.sh"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn skill_files(&self, dir: &Path) -> skilldeck_walk::Walk {
+        let mut walk = self.walker(dir).files(|_| true);
+        walk.files.sort_by(|a, b| a.rel_bytes().cmp(b.rel_bytes()));
+        walk
     }
 
     /// The walker for sampling a skill directory, with this catalog's policy.

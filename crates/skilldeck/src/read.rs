@@ -84,6 +84,7 @@ pub(crate) fn parse(
         origin,
         location,
         body,
+        record: None,
     };
     Ok((skill, head.recovered))
 }

@@ -3,7 +3,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::frontmatter::Frontmatter;
 use crate::read;
@@ -22,6 +22,8 @@ pub struct Skill {
     /// Filled at load for small files and data skills; read on first use for a
     /// `SKILL.md` too large to read whole up front.
     pub(crate) body: OnceLock<String>,
+    /// A store skill's record text, verbatim; `None` for other origins.
+    pub(crate) record: Option<Arc<str>>,
 }
 
 /// Where a skill came from.
@@ -114,6 +116,27 @@ impl Skill {
         };
         let body = read::body(skill_md)?;
         Ok(self.body.get_or_init(|| body))
+    }
+
+    /// The stored `SKILL.md` text of a store skill, verbatim (frontmatter and
+    /// body, as written); `None` for a disk or data skill. A host that serves
+    /// the skill's `SKILL.md` (an MCP resource) serves these bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skilldeck::{Catalog, SkillDef, store::{MemoryStore, SkillStore}};
+    ///
+    /// let store = Arc::new(MemoryStore::default());
+    /// store.write("pedido", "---\nname: pedido\n---\nFaça o pedido.\n", None, false)?;
+    /// let catalog = Catalog::builder().skill(SkillDef::new("menu")).store(store).build()?;
+    /// assert_eq!(catalog.get("pedido").unwrap().record(), Some("---\nname: pedido\n---\nFaça o pedido.\n"));
+    /// assert_eq!(catalog.get("menu").unwrap().record(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn record(&self) -> Option<&str> {
+        self.record.as_deref()
     }
 
     /// The directory of a disk skill.
