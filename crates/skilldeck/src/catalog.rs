@@ -776,9 +776,7 @@ impl Catalog {
     /// exposed or shadowed: the way to reach a skill that lost its name.
     /// Agent records are not searched.
     pub fn at(&self, location: &str) -> Option<&Skill> {
-        self.skills()
-            .chain(self.inner.shadowed.iter().map(|s| &s.skill))
-            .find(|s| s.location == location)
+        self.skills().chain(self.inner.shadowed.iter().map(|s| &s.skill)).find(|s| s.location == location)
     }
 
     /// The skills of one agent's store scope (its own records: overrides of
