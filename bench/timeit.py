@@ -25,6 +25,10 @@ ROWS = [
     ("toolnexus10k", "toolnexus list_skills tree10k"),
     ("skilldeck_prompt1k", "skilldeck prompt --format agentskills tree1k"),
     ("agentskills1k", "agentskills to-prompt tree1k"),
+    ("skilldeck_validate10k", "skilldeck validate tree10k"),
+    ("skillsref_validate10k", "skills_ref.validate() per dir, tree10k, 1 proc"),
+    ("skilldeck_validate1", "skilldeck validate (one skill)"),
+    ("agentskills_validate1", "agentskills validate (one skill)"),
 ]
 
 
@@ -93,6 +97,10 @@ def cmd_report(results, strict):
              (med["toolnexus10k"] - med["pyimport"]) / med["skilldeck10k"])
     line("agentskills / skilldeck (1k prompt)",
          ratio("agentskills1k", "skilldeck_prompt1k"))
+    line("skills-ref / skilldeck (10k validate)",
+         ratio("skillsref_validate10k", "skilldeck_validate10k"))
+    line("agentskills / skilldeck (validate one skill)",
+         ratio("agentskills_validate1", "skilldeck_validate1"))
     runs = sorted({r["runs"] for r in res.values()})
     print(f"\n(median of {'/'.join(map(str, runs))} runs after a warm-up; warm page cache; "
           "shared machine: trust ratios over absolute times)")

@@ -20,6 +20,8 @@ use skilldeck::{
 };
 use skilldeck_store::SqliteStore;
 
+mod validate;
+
 /// Find, catalog and serve Agent Skills.
 #[derive(Parser, Debug)]
 #[command(name = "skilldeck", version, about)]
@@ -47,7 +49,7 @@ struct SourceArgs {
     /// Files listed by the skill tool: 0 = ten, N = at most N, -1 = no list.
     #[arg(long, value_name = "N", global = true, default_value_t = 0, allow_negative_numbers = true)]
     sample_limit: i64,
-    /// Treat any YAML the parser refuses as malformed (no line-wise rescue).
+    /// Treat any YAML the parser refuses as malformed (no line-wise rescue); for validate, make every warning an error.
     #[arg(long, global = true)]
     strict: bool,
     /// Do not follow symbolic links while walking.
@@ -156,6 +158,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check skills against the Agent Skills specification: skills-ref's checks and messages, then more.
+    Validate(validate::ValidateArgs),
+    /// Print a skill's properties (skills-ref read-properties) from the catalog.
+    Show(validate::ShowArgs),
     /// Read and change the authored skills of --store (shared, or --agent's).
     Store {
         #[command(subcommand)]
@@ -279,6 +285,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let Some(store) = store else { bail!("store commands need --store FILE.sqlite") };
             run_store(command, store.as_ref(), builder, cli.agent.agent.as_deref())
         }
+        Command::Validate(args) => {
+            let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
+            validate::validate(&args, cli.sources.strict, symlinks)
+        }
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
             let catalog = catalog_builder(&cli.sources, None)?.build()?;
@@ -341,7 +351,8 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
                 activations.iter().map(|a| json!({"name": a.skill.name(), "reason": a.reason.to_string()})).collect();
             print_json(&json!({"content": render::active_skills(&activations), "labels": labels}))?;
         }
-        Command::Schema { .. } | Command::Store { .. } | Command::Doctor { .. } => {
+        Command::Show(args) => return validate::show(&args, catalog),
+        Command::Schema { .. } | Command::Store { .. } | Command::Doctor { .. } | Command::Validate(_) => {
             unreachable!("answered without a catalog")
         }
     }

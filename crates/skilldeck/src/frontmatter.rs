@@ -120,7 +120,7 @@ pub(crate) enum HeadError {
 
 /// The YAML limits: far above any real frontmatter, far below what an alias
 /// bomb or a deeply nested document needs to hurt.
-fn yaml_options() -> Options {
+pub(crate) fn yaml_options() -> Options {
     let mut budget = Budget::default();
     budget.max_depth = 64;
     budget.max_nodes = 20_000;
@@ -202,7 +202,7 @@ pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Resul
 /// The message of a YAML error without the position that the parser appends
 /// (we report positions in file lines) and without advice meant for its
 /// programmers.
-fn yaml_message(rendered: &str) -> String {
+pub(crate) fn yaml_message(rendered: &str) -> String {
     let message = rendered.split(" at line ").next().unwrap_or(rendered);
     let message = message.split(", set DuplicateKeyPolicy").next().unwrap_or(message);
     message.trim().to_owned()

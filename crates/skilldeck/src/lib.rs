@@ -50,6 +50,7 @@ mod skill;
 pub mod store;
 mod text;
 mod tool;
+pub mod validate;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use catalog::{

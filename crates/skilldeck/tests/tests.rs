@@ -26,3 +26,6 @@ mod doctor;
 
 // The shadowing report and serving a shadowed skill by location.
 mod shadowing;
+
+// validate and read_properties against the real skills-ref 0.1.1, message for message.
+mod validate;
