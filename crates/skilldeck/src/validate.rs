@@ -1184,17 +1184,11 @@ fn dir_name(dir: &Path) -> String {
     }
 }
 
-/// A path as Python's `str(Path(p))` spells it: no `.` components after the
-/// first, no trailing separator.
+/// A path as Python's `str(Path(p))` spells it: no `.` components (`.` alone
+/// stays), no doubled or trailing separator.
 fn python_path(path: &Path) -> String {
-    let mut out = PathBuf::new();
-    for (i, component) in path.components().enumerate() {
-        if i > 0 && component == Component::CurDir {
-            continue;
-        }
-        out.push(component);
-    }
-    out.display().to_string()
+    let out: PathBuf = path.components().filter(|c| *c != Component::CurDir).collect();
+    if out.as_os_str().is_empty() { ".".to_owned() } else { out.display().to_string() }
 }
 
 fn field<'m>(map: &'m YamlMap, key: &str) -> Option<&'m Spanned<Node>> {

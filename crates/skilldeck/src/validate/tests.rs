@@ -395,6 +395,8 @@ fn python_text_rules() {
     assert!(is_python_alnum('٣') && is_python_alnum('ⅻ') && is_python_alnum('²') && is_python_alnum('技'));
     assert!(!is_python_alnum('_') && !is_python_alnum('🚀') && !is_python_alnum('\u{301}'));
     assert_eq!(python_path(Path::new("/a/./b/")), "/a/b");
+    assert_eq!(python_path(Path::new("./x//y/.")), "x/y");
+    assert_eq!(python_path(Path::new(".")), ".");
     assert_eq!(estimate_tokens("abcde"), 2);
 }
 
