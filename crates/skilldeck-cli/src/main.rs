@@ -20,6 +20,7 @@ use skilldeck::{
 };
 use skilldeck_store::SqliteStore;
 
+mod serve;
 mod validate;
 
 /// Find, catalog and serve Agent Skills.
@@ -162,6 +163,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Print a skill's properties (skills-ref read-properties) from the catalog.
     Show(validate::ShowArgs),
+    /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
+    Serve(serve::ServeArgs),
     /// Read and change the authored skills of --store (shared, or --agent's).
     Store {
         #[command(subcommand)]
@@ -281,6 +284,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print_json(&json!([shaped]))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Serve(args) => serve::run(args, &cli.sources, profile),
         Command::Store { command } => {
             let Some(store) = store else { bail!("store commands need --store FILE.sqlite") };
             run_store(command, store.as_ref(), builder, cli.agent.agent.as_deref())
@@ -352,7 +356,11 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
             print_json(&json!({"content": render::active_skills(&activations), "labels": labels}))?;
         }
         Command::Show(args) => return validate::show(&args, catalog),
-        Command::Schema { .. } | Command::Store { .. } | Command::Doctor { .. } | Command::Validate(_) => {
+        Command::Schema { .. }
+        | Command::Store { .. }
+        | Command::Doctor { .. }
+        | Command::Validate(_)
+        | Command::Serve(_) => {
             unreachable!("answered without a catalog")
         }
     }

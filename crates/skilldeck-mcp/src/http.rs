@@ -1,0 +1,306 @@
+//! Streamable HTTP at `/mcp`: rmcp's service behind one guard that checks,
+//! in order, the `Host` and `Origin` headers (DNS rebinding: 403), the bearer
+//! token (401), and the body (size, JSON, shape: JSON-RPC errors), before
+//! rmcp sees the request.
+
+use std::future::Future;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
+
+use crate::server::{SkillServer, restore_result_type};
+use crate::wire::{Incoming, Rejection, classify};
+
+/// The largest request body read (rmcp's own default): requests here carry
+/// a name or a URI.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Where and how to listen.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// The address to bind; port 0 picks a free one.
+    pub addr: SocketAddr,
+    /// The bearer token every request must carry, if any.
+    pub token: Option<String>,
+}
+
+/// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until
+/// `shutdown` completes. Prints `skilldeck: listening on http://HOST:PORT/mcp`
+/// (the real port) on stderr once listening.
+///
+/// # Errors
+///
+/// The address cannot be bound, or serving fails.
+pub async fn serve_http(
+    server: SkillServer,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(options.addr).await?;
+    let local = listener.local_addr()?;
+    // The guard checks Host and Origin itself (one policy, tested here), so
+    // rmcp's own check, loopback names only, is turned off.
+    let config = StreamableHttpServerConfig::default().disable_allowed_hosts().disable_allowed_origins();
+    let service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    let guard = Arc::new(Guard::new(local, options.token));
+    let app = Router::new().route_service("/mcp", service).layer(middleware::from_fn_with_state(guard, check));
+    eprintln!("skilldeck: listening on http://{local}/mcp");
+    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+}
+
+/// The request policy of one listening address.
+#[derive(Debug)]
+pub(crate) struct Guard {
+    /// The bound IP when it is a specific non-loopback address: clients may
+    /// name it in `Host`.
+    bound: Option<IpAddr>,
+    /// Bound to every interface (with a token): any `Host` is accepted, and
+    /// an `Origin` must match it.
+    any_host: bool,
+    token: Option<String>,
+}
+
+impl Guard {
+    pub(crate) fn new(local: SocketAddr, token: Option<String>) -> Guard {
+        let ip = local.ip();
+        Guard { bound: (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip), any_host: ip.is_unspecified(), token }
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        if host == "localhost" {
+            return true;
+        }
+        match host.parse::<IpAddr>() {
+            Ok(ip) => ip.is_loopback() || Some(ip) == self.bound,
+            Err(_) => false,
+        }
+    }
+
+    /// DNS rebinding: a `Host` this server is not, or an `Origin` of another
+    /// site, is refused.
+    pub(crate) fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), Box<Response>> {
+        let forbidden = |why: &str| Box::new((StatusCode::FORBIDDEN, format!("Forbidden: {why}\n")).into_response());
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.parse::<axum::http::uri::Authority>().ok())
+            .map(|a| normalize(a.host()))
+            .ok_or_else(|| forbidden("missing or malformed Host header"))?;
+        if !self.any_host && !self.host_allowed(&host) {
+            return Err(forbidden("Host header is not allowed"));
+        }
+        let Some(origin) = headers.get(header::ORIGIN) else {
+            return Ok(());
+        };
+        let origin = origin
+            .to_str()
+            .ok()
+            .and_then(|o| o.parse::<axum::http::Uri>().ok())
+            .filter(|o| matches!(o.scheme_str(), Some("http" | "https")))
+            .and_then(|o| o.host().map(normalize))
+            .ok_or_else(|| forbidden("Origin header is not allowed"))?;
+        if self.host_allowed(&origin) || (self.any_host && origin == host) {
+            Ok(())
+        } else {
+            Err(forbidden("Origin header is not allowed"))
+        }
+    }
+
+    /// With a token, every request must carry `Authorization: Bearer <token>`.
+    pub(crate) fn check_token(&self, headers: &HeaderMap) -> Result<(), Box<Response>> {
+        let Some(token) = &self.token else {
+            return Ok(());
+        };
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.strip_prefix("Bearer "))
+            .map(str::trim);
+        if given.is_some_and(|given| constant_time_eq(given.as_bytes(), token.as_bytes())) {
+            return Ok(());
+        }
+        let mut response = (StatusCode::UNAUTHORIZED, "Unauthorized: a bearer token is required\n").into_response();
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        Err(Box::new(response))
+    }
+}
+
+fn normalize(host: &str) -> String {
+    host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase()
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Err(response) = guard.check_host_and_origin(request.headers()) {
+        return *response;
+    }
+    if let Err(response) = guard.check_token(request.headers()) {
+        return *response;
+    }
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+        return rejection(StatusCode::PAYLOAD_TOO_LARGE, &Rejection::too_large(MAX_BODY_BYTES));
+    };
+    match classify(&bytes) {
+        Incoming::Message(_) => {}
+        Incoming::Reject(r) => {
+            // A request rmcp would route gets its error in-band (200); one that
+            // is not a request at all is a 400.
+            let status = if r.is_malformed() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+            return rejection(status, &r);
+        }
+        Incoming::Ignore => return StatusCode::ACCEPTED.into_response(),
+    }
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    restore_in_stream(response)
+}
+
+fn rejection(status: StatusCode, rejection: &Rejection) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], rejection.to_json().to_string()).into_response()
+}
+
+/// Puts `resultType` back on Skills-extension results in a response's SSE
+/// events (rmcp strips it for sessions on the `initialize` handshake).
+fn restore_in_stream(response: Response) -> Response {
+    let sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|c| c.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    if !sse {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let body = body.map_frame(|frame| frame.map_data(restore_in_events));
+    Response::from_parts(parts, Body::new(body))
+}
+
+/// Rewrites the `data:` lines of a chunk of SSE events that hold a Skills
+/// result without `resultType`; anything else passes untouched.
+pub(crate) fn restore_in_events(chunk: Bytes) -> Bytes {
+    if !chunk.windows(8).any(|w| w == b"\"skills\"" || w.starts_with(b"\"skill\"")) {
+        return chunk;
+    }
+    let Ok(text) = std::str::from_utf8(&chunk) else {
+        return chunk;
+    };
+    let mut changed = false;
+    let mut out = String::with_capacity(text.len() + 32);
+    for line in text.split_inclusive('\n') {
+        let data = line.strip_prefix("data:").map(|d| d.trim_start_matches(' ').trim_end_matches(['\r', '\n']));
+        if let Some(mut message) = data.and_then(|d| serde_json::from_str::<Value>(d).ok())
+            && restore_result_type(&mut message)
+        {
+            out.push_str("data: ");
+            out.push_str(&message.to_string());
+            out.push('\n');
+            changed = true;
+        } else {
+            out.push_str(line);
+        }
+    }
+    if changed { Bytes::from(out) } else { chunk }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn status(result: Result<(), Box<Response>>) -> u16 {
+        result.map_or_else(|r| r.status().as_u16(), |()| 200)
+    }
+
+    #[test]
+    fn loopback_hosts_pass_and_others_are_forbidden() {
+        let guard = Guard::new("127.0.0.1:8080".parse().unwrap(), None);
+        for host in ["127.0.0.1:8080", "localhost:8080", "localhost", "[::1]:8080", "LOCALHOST:1"] {
+            assert_eq!(status(guard.check_host_and_origin(&headers(&[("host", host)]))), 200, "{host}");
+        }
+        for host in ["evil.example.com", "evil.example.com:8080", "10.0.0.1:8080", "localhost.evil.com", "bad host"] {
+            assert_eq!(status(guard.check_host_and_origin(&headers(&[("host", host)]))), 403, "{host}");
+        }
+        assert_eq!(status(guard.check_host_and_origin(&headers(&[]))), 403);
+    }
+
+    #[test]
+    fn foreign_origins_are_forbidden() {
+        let guard = Guard::new("127.0.0.1:8080".parse().unwrap(), None);
+        let check = |origin: &str| {
+            status(guard.check_host_and_origin(&headers(&[("host", "127.0.0.1:8080"), ("origin", origin)])))
+        };
+        assert_eq!(check("http://localhost:3000"), 200);
+        assert_eq!(check("http://127.0.0.1:8080"), 200);
+        assert_eq!(check("https://[::1]"), 200);
+        assert_eq!(check("http://evil.example.com"), 403);
+        assert_eq!(check("null"), 403);
+        assert_eq!(check("file://localhost"), 403);
+    }
+
+    #[test]
+    fn a_specific_bind_address_is_a_valid_host() {
+        let guard = Guard::new("192.0.2.7:80".parse().unwrap(), Some("t".into()));
+        assert_eq!(status(guard.check_host_and_origin(&headers(&[("host", "192.0.2.7")]))), 200);
+        assert_eq!(status(guard.check_host_and_origin(&headers(&[("host", "192.0.2.8")]))), 403);
+        let any = Guard::new("0.0.0.0:80".parse().unwrap(), Some("t".into()));
+        assert_eq!(status(any.check_host_and_origin(&headers(&[("host", "skills.example")]))), 200);
+        let same = [("host", "skills.example"), ("origin", "https://skills.example")];
+        assert_eq!(status(any.check_host_and_origin(&headers(&same))), 200);
+        let other = [("host", "skills.example"), ("origin", "https://evil.example")];
+        assert_eq!(status(any.check_host_and_origin(&headers(&other))), 403);
+    }
+
+    #[test]
+    fn the_token_is_required_when_set() {
+        let guard = Guard::new("127.0.0.1:1".parse().unwrap(), Some("s3cret".into()));
+        assert_eq!(status(guard.check_token(&headers(&[]))), 401);
+        assert_eq!(status(guard.check_token(&headers(&[("authorization", "Bearer nope")]))), 401);
+        assert_eq!(status(guard.check_token(&headers(&[("authorization", "Basic s3cret")]))), 401);
+        assert_eq!(status(guard.check_token(&headers(&[("authorization", "Bearer s3cret")]))), 200);
+        let open = Guard::new("127.0.0.1:1".parse().unwrap(), None);
+        assert_eq!(status(open.check_token(&headers(&[]))), 200);
+    }
+
+    #[test]
+    fn skills_results_get_their_result_type_back() {
+        let event = Bytes::from_static(
+            b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"skills\":[],\"ttlMs\":0}}\nid: 0\n\n",
+        );
+        let patched = restore_in_events(event);
+        let text = std::str::from_utf8(&patched).unwrap();
+        assert!(
+            text.starts_with(
+                "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"complete\",\"skills\":[]"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("\nid: 0\n\n"));
+        let other = Bytes::from_static(b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[]}}\n\n");
+        assert_eq!(restore_in_events(other.clone()), other);
+    }
+}

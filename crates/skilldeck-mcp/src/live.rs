@@ -1,0 +1,127 @@
+//! Keeping the published catalog current: a file watcher on the roots and a
+//! poll of the store trigger a debounced reload, then the list-changed
+//! notifications.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify::event::{EventKind, MetadataKind, ModifyKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use skilldeck_store::SqliteStore;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::server::SkillServer;
+
+/// Quiet time after the last change before a reload.
+const DEBOUNCE: Duration = Duration::from_millis(200);
+/// A stream of changes that never goes quiet still reloads this often.
+const MAX_DELAY: Duration = Duration::from_secs(1);
+/// How often the store is asked whether another connection wrote to it.
+const STORE_POLL: Duration = Duration::from_millis(500);
+
+/// What to watch.
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// Directories whose changes reload the catalog (the roots).
+    pub roots: Vec<PathBuf>,
+    /// A store whose `data_version` is polled.
+    pub store: Option<Arc<SqliteStore>>,
+}
+
+/// The running watchers; dropping it stops them.
+#[derive(Debug)]
+pub struct Live {
+    _watcher: Option<RecommendedWatcher>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// Starts watching: every change reloads `server` (once per burst) and
+/// notifies its clients. Must run inside a Tokio runtime.
+pub fn watch(server: SkillServer, watch: Watch) -> Live {
+    let (tx, rx) = mpsc::unbounded_channel::<()>();
+    let events = tx.clone();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let relevant = match event {
+            Ok(event) => !matches!(
+                event.kind,
+                EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+            ),
+            // The watcher lost track (an overflow): reload to be safe.
+            Err(_) => true,
+        };
+        if relevant {
+            let _ = events.send(());
+        }
+    });
+    let watcher = match watcher {
+        Ok(mut watcher) => {
+            for root in &watch.roots {
+                let root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+                if root.is_dir()
+                    && let Err(error) = watcher.watch(&root, RecursiveMode::Recursive)
+                {
+                    eprintln!("skilldeck: cannot watch {} for changes: {error}", root.display());
+                }
+            }
+            Some(watcher)
+        }
+        Err(error) => {
+            eprintln!("skilldeck: cannot watch the roots for changes: {error}");
+            None
+        }
+    };
+    let mut tasks = vec![tokio::spawn(reload_loop(server, rx))];
+    if let Some(store) = watch.store {
+        tasks.push(tokio::spawn(poll_store(store, tx)));
+    }
+    Live { _watcher: watcher, tasks }
+}
+
+async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<()>) {
+    while changes.recv().await.is_some() {
+        let burst = tokio::time::Instant::now();
+        loop {
+            let left = MAX_DELAY.saturating_sub(burst.elapsed());
+            match tokio::time::timeout(DEBOUNCE.min(left), changes.recv()).await {
+                Ok(Some(())) if !left.is_zero() => continue,
+                Ok(None) => return,
+                _ => break,
+            }
+        }
+        let reloading = server.clone();
+        match tokio::task::spawn_blocking(move || reloading.reload()).await {
+            Ok(Ok(change)) => server.notify(change).await,
+            Ok(Err(error)) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
+            Err(error) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
+        }
+    }
+}
+
+async fn poll_store(store: Arc<SqliteStore>, changes: mpsc::UnboundedSender<()>) {
+    let version = |store: Arc<SqliteStore>| async move {
+        tokio::task::spawn_blocking(move || store.data_version().ok()).await.ok().flatten()
+    };
+    let mut seen = version(store.clone()).await;
+    let mut tick = tokio::time::interval(STORE_POLL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let now = version(store.clone()).await;
+        if now != seen {
+            seen = now;
+            if changes.send(()).is_err() {
+                return;
+            }
+        }
+    }
+}

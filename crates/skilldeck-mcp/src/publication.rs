@@ -1,0 +1,439 @@
+//! What one catalog generation publishes: every exposed skill with its files
+//! as `skill://` resources, the Skills-extension entries (manifests) in URI
+//! order, and the index from a URI back to the file.
+//!
+//! Built once per generation (a walk and a `stat` per file, no reads), so
+//! listing 10,000 skills is a lookup. Digests are the expensive part and are
+//! computed lazily, per skill, on the first `skills/list` page or
+//! `skills/get` that needs them: each file's digest is cached across
+//! generations keyed by (path, modification time, size), and each skill's
+//! whole manifest is kept for the rest of its generation.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::SystemTime;
+
+use rmcp::model::{Skill as Manifest, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
+use serde_json::{Map, Value};
+use skilldeck::{AgentProfile, Catalog, Origin, Skill, Warning};
+use skilldeck_walk::parallel_map;
+
+use crate::mime;
+use crate::uri::{file_uri, skill_base};
+
+/// The most files a published skill may have, its `SKILL.md` included.
+pub const MAX_FILES: usize = 512;
+/// The most bytes a published skill's files may add up to: 16 MiB.
+pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The file that makes a skill.
+const SKILL_MD: &str = "SKILL.md";
+
+/// One generation's publication.
+#[derive(Debug, Default)]
+pub(crate) struct Publication {
+    /// The published skills, by `SKILL.md` URI in byte order.
+    pub(crate) entries: Vec<Entry>,
+    /// The indices of the entries `skills/list` lists, in URI order.
+    listed: Vec<usize>,
+    by_uri: HashMap<String, usize>,
+    by_name: HashMap<String, usize>,
+    /// File URI → (entry, file).
+    resources: HashMap<String, (usize, usize)>,
+    /// Skills left out of everything, with the reason, in catalog order.
+    pub(crate) left_out: Vec<(String, String)>,
+}
+
+/// One published skill.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
+    /// The `SKILL.md` URI: the skill's identity in the Skills extension.
+    pub(crate) uri: String,
+    /// Every file, by relative path in byte order.
+    pub(crate) files: Vec<File>,
+    /// The frontmatter the Skills extension lists, or why the skill is not
+    /// listed there (it is still served as resources and a prompt).
+    pub(crate) listing: Result<SkillFrontmatter, String>,
+    /// Whether the skill is a prompt: the tool serves it (an agent's eager
+    /// skills are in its prompt already, and `load_skill` refuses them).
+    pub(crate) prompt: bool,
+    manifest: OnceLock<Manifest>,
+}
+
+/// One file of a published skill.
+#[derive(Debug)]
+pub(crate) struct File {
+    pub(crate) uri: String,
+    /// The path relative to the skill, `/`-separated (lossy for names that
+    /// are not UTF-8; the URI is exact).
+    pub(crate) rel: String,
+    /// The size when the generation was built.
+    pub(crate) size: u64,
+    /// The MIME type its name implies, if any.
+    pub(crate) mime: Option<&'static str>,
+    pub(crate) source: Source,
+}
+
+/// Where a file's bytes are.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    /// A file on disk, read on demand.
+    Disk(PathBuf),
+    /// A `SKILL.md` made from data or a store record.
+    Memory(Arc<[u8]>),
+}
+
+impl Publication {
+    /// Publishes the skills `profile` may use (every exposed skill without
+    /// one) from `catalog`.
+    pub(crate) fn build(catalog: &Catalog, profile: Option<&AgentProfile>) -> Publication {
+        let view = profile.map(|p| catalog.view(p));
+        let skills: Vec<&Skill> = match &view {
+            Some(view) => view.effective(),
+            None => catalog.skills().collect(),
+        };
+        let recovered: HashSet<&str> = catalog
+            .warnings()
+            .iter()
+            .filter_map(|w| match w {
+                Warning::RecoveredFrontmatter { location, .. } => Some(location.as_str()),
+                _ => None,
+            })
+            .collect();
+        let built = parallel_map(&skills, |skill| entry(catalog, skill, profile, recovered.contains(skill.location())));
+        let mut publication = Publication::default();
+        for (skill, built) in skills.iter().zip(built) {
+            match built {
+                Ok(entry) => publication.entries.push(entry),
+                Err(reason) => publication.left_out.push((skill.name().to_owned(), reason)),
+            }
+        }
+        publication.entries.sort_by(|a, b| a.uri.cmp(&b.uri));
+        for (i, entry) in publication.entries.iter().enumerate() {
+            if entry.listing.is_ok() {
+                publication.listed.push(i);
+            }
+            publication.by_uri.insert(entry.uri.clone(), i);
+            publication.by_name.insert(entry.name.clone(), i);
+            for (j, file) in entry.files.iter().enumerate() {
+                publication.resources.insert(file.uri.clone(), (i, j));
+            }
+        }
+        publication
+    }
+
+    /// The entry whose `SKILL.md` is `uri`.
+    pub(crate) fn by_uri(&self, uri: &str) -> Option<&Entry> {
+        self.by_uri.get(uri).map(|&i| &self.entries[i])
+    }
+
+    /// The entry of the skill `name`.
+    pub(crate) fn by_name(&self, name: &str) -> Option<&Entry> {
+        self.by_name.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// The file at canonical `uri`, with its skill.
+    pub(crate) fn resource(&self, uri: &str) -> Option<(&Entry, &File)> {
+        self.resources.get(uri).map(|&(i, j)| (&self.entries[i], &self.entries[i].files[j]))
+    }
+
+    /// How many skills `skills/list` lists.
+    #[cfg(test)]
+    pub(crate) fn listed_len(&self) -> usize {
+        self.listed.len()
+    }
+
+    /// One `skills/list` page: up to `size` listed entries after the one
+    /// `cursor` names, and the cursor of the next page when there is one. A
+    /// cursor is the (base64url) URI of the last entry of its page, so it
+    /// stays meaningful across reloads: the next page starts after that URI
+    /// in whatever generation serves it, and a skill is never split.
+    ///
+    /// # Errors
+    ///
+    /// A cursor this server did not make.
+    pub(crate) fn page(&self, cursor: Option<&str>, size: usize) -> Result<(Vec<&Entry>, Option<String>), ()> {
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => {
+                let after = decode_cursor(cursor).ok_or(())?;
+                self.listed.partition_point(|&i| self.entries[i].uri.as_str() <= after.as_str())
+            }
+        };
+        let end = start.saturating_add(size.max(1)).min(self.listed.len());
+        let page: Vec<&Entry> = self.listed[start..end].iter().map(|&i| &self.entries[i]).collect();
+        let next = (end < self.listed.len()).then(|| encode_cursor(&self.entries[self.listed[end - 1]].uri));
+        Ok((page, next))
+    }
+
+    /// Every disk file published: what the digest cache should keep.
+    pub(crate) fn disk_paths(&self) -> HashSet<&Path> {
+        self.entries
+            .iter()
+            .flat_map(|e| &e.files)
+            .filter_map(|f| match &f.source {
+                Source::Disk(path) => Some(path.as_path()),
+                Source::Memory(_) => None,
+            })
+            .collect()
+    }
+}
+
+impl Entry {
+    /// The Skills-extension entry: frontmatter and every file with its
+    /// digest and size, computed on first use and kept for the generation.
+    ///
+    /// # Errors
+    ///
+    /// The skill is not listed (why), or a file could not be read.
+    pub(crate) fn manifest(&self, digests: &DigestCache) -> Result<Manifest, String> {
+        if let Some(manifest) = self.manifest.get() {
+            return Ok(manifest.clone());
+        }
+        let frontmatter = self.listing.clone()?;
+        let mut resources = Vec::with_capacity(self.files.len());
+        for file in &self.files {
+            let facts = file.facts(digests).map_err(|e| format!("cannot read {}: {e}", file.uri))?;
+            resources.push(SkillResource::new(file.uri.clone(), facts.digest.clone(), facts.size));
+        }
+        let manifest = Manifest::new(self.uri.clone(), frontmatter, SkillResources::Files(resources));
+        Ok(self.manifest.get_or_init(|| manifest).clone())
+    }
+}
+
+impl File {
+    /// The digest, size and text-ness of the file's bytes now.
+    pub(crate) fn facts(&self, digests: &DigestCache) -> io::Result<Arc<Facts>> {
+        match &self.source {
+            Source::Disk(path) => digests.facts(path),
+            Source::Memory(bytes) => Ok(Arc::new(Facts::of(bytes))),
+        }
+    }
+
+    /// The file's bytes now.
+    pub(crate) fn read(&self) -> io::Result<Arc<[u8]>> {
+        match &self.source {
+            Source::Disk(path) => Ok(fs::read(path)?.into()),
+            Source::Memory(bytes) => Ok(bytes.clone()),
+        }
+    }
+}
+
+fn encode_cursor(uri: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(uri)
+}
+
+fn decode_cursor(cursor: &str) -> Option<String> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    String::from_utf8(bytes).ok().filter(|uri| uri.starts_with(crate::uri::SCHEME) && uri.ends_with("/SKILL.md"))
+}
+
+/// Builds the entry of one skill, or says why it is left out of everything.
+fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recovered: bool) -> Result<Entry, String> {
+    let name = skill.name();
+    let base = skill_base(name);
+    let uri = format!("{base}/{SKILL_MD}");
+    let (files, frontmatter) = match skill.origin() {
+        Origin::Fs { dir, .. } => (disk_files(catalog, dir, &base)?, json_object(skill)),
+        Origin::Store { .. } => {
+            let text = skill.record().unwrap_or_default();
+            (vec![memory_file(&uri, text.as_bytes())], json_object(skill))
+        }
+        // Data skills (and any origin without files): one SKILL.md made from the data.
+        _ => {
+            let body = skill.body().map_err(|e| format!("its body cannot be read: {e}"))?;
+            let text = data_skill_md(name, skill.description(), body);
+            let mut frontmatter = Map::new();
+            frontmatter.insert("name".into(), Value::String(name.to_owned()));
+            if let Some(description) = skill.description() {
+                frontmatter.insert("description".into(), Value::String(description.to_owned()));
+            }
+            (vec![memory_file(&uri, text.as_bytes())], frontmatter)
+        }
+    };
+    let listing = if recovered {
+        Err("its frontmatter is not valid YAML (skilldeck read it line by line)".to_owned())
+    } else {
+        listing(name, &uri, frontmatter, &files)
+    };
+    Ok(Entry {
+        name: name.to_owned(),
+        description: skill.description().map(str::to_owned),
+        uri,
+        files,
+        listing,
+        prompt: profile.is_none_or(|p| !p.is_eager(name)),
+        manifest: OnceLock::new(),
+    })
+}
+
+/// The frontmatter as a JSON object, keys in the author's order.
+fn json_object(skill: &Skill) -> Map<String, Value> {
+    skill.frontmatter().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// The files of a disk skill, within the limits.
+fn disk_files(catalog: &Catalog, dir: &Path, base: &str) -> Result<Vec<File>, String> {
+    let walk = catalog.skill_files(dir);
+    if let Some(limit) = walk.limit_hit {
+        return Err(format!("the walk of its directory stopped at the {limit}, so its file list is incomplete"));
+    }
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for found in walk.files.iter().filter(|f| f.regular) {
+        // A file that vanished since the walk is simply not published.
+        let Ok(meta) = fs::metadata(&found.path) else { continue };
+        if files.len() == MAX_FILES {
+            return Err(format!("it has more than {MAX_FILES} files (the Skills extension's limit)"));
+        }
+        total += meta.len();
+        if total > MAX_BYTES {
+            return Err(format!(
+                "its files add up to more than {MAX_BYTES} bytes (16 MiB, the Skills extension's limit)"
+            ));
+        }
+        let rel = found.rel_bytes();
+        let file_name = rel.rsplit(|&b| b == b'/').next().unwrap_or(rel);
+        let mime = if rel == SKILL_MD.as_bytes() { Some("text/markdown") } else { mime::by_name(file_name) };
+        files.push(File {
+            uri: file_uri(base, rel),
+            rel: found.rel_path().replace('\\', "/"),
+            size: meta.len(),
+            mime,
+            source: Source::Disk(found.path.clone()),
+        });
+    }
+    Ok(files)
+}
+
+fn memory_file(uri: &str, bytes: &[u8]) -> File {
+    File {
+        uri: uri.to_owned(),
+        rel: SKILL_MD.to_owned(),
+        size: bytes.len() as u64,
+        mime: Some("text/markdown"),
+        source: Source::Memory(bytes.into()),
+    }
+}
+
+/// The Skills-extension frontmatter of a skill, or why it cannot be listed:
+/// the extension needs a string `name` equal to the URI's last segment, a
+/// string `description`, a name its validator accepts, and a `SKILL.md`.
+fn listing(
+    name: &str,
+    uri: &str,
+    mut frontmatter: Map<String, Value>,
+    files: &[File],
+) -> Result<SkillFrontmatter, String> {
+    match frontmatter.get("name") {
+        Some(Value::String(written)) if written == name => {}
+        _ => return Err(format!("its frontmatter `name` is not the string {name:?} it is served under")),
+    }
+    let Some(Value::String(description)) = frontmatter.get("description").cloned() else {
+        return Err("its frontmatter has no string `description`, which the Skills extension requires".into());
+    };
+    frontmatter.shift_remove("name");
+    frontmatter.shift_remove("description");
+    let frontmatter =
+        frontmatter.into_iter().fold(SkillFrontmatter::new(name, description), |fm, (k, v)| fm.with_field(k, v));
+    // rmcp refuses a whole page that holds one invalid entry: check each here.
+    let placeholder = format!("sha256:{}", "0".repeat(64));
+    let resources = files.iter().map(|f| SkillResource::new(f.uri.clone(), placeholder.clone(), f.size)).collect();
+    Manifest::new(uri, frontmatter.clone(), SkillResources::Files(resources))
+        .validate()
+        .map_err(|e| format!("the Skills extension refuses it: {e}"))?;
+    Ok(frontmatter)
+}
+
+/// The `SKILL.md` of a data skill: `name` (plain when YAML reads it back as
+/// that string, else JSON-quoted), `description` as a JSON string (a valid
+/// YAML double-quoted scalar; no line when absent), then the content.
+pub(crate) fn data_skill_md(name: &str, description: Option<&str>, content: &str) -> String {
+    let mut text = format!("---\nname: {}\n", yaml_scalar(name));
+    if let Some(description) = description {
+        text.push_str(&format!("description: {}\n", Value::String(description.to_owned())));
+    }
+    text.push_str("---\n");
+    text.push_str(content);
+    text
+}
+
+/// `name` as a YAML scalar that reads back as the same string under YAML 1.1
+/// and 1.2: plain for a lowercase identifier that is no keyword, JSON-quoted
+/// otherwise.
+fn yaml_scalar(text: &str) -> String {
+    const KEYWORDS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
+    let plain = text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !KEYWORDS.contains(&text);
+    if plain { text.to_owned() } else { Value::String(text.to_owned()).to_string() }
+}
+
+/// What the Skills extension and a read need to know of a file's bytes.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Facts {
+    /// `sha256:<64 lowercase hex>`.
+    pub(crate) digest: String,
+    pub(crate) size: u64,
+    /// Valid UTF-8 without NUL.
+    pub(crate) text: bool,
+}
+
+impl Facts {
+    pub(crate) fn of(bytes: &[u8]) -> Facts {
+        Facts { digest: sha256_digest(bytes), size: bytes.len() as u64, text: mime::is_text(bytes) }
+    }
+}
+
+/// File facts by path, valid while the file's modification time and size
+/// stay the same; shared by every generation.
+#[derive(Debug, Default)]
+pub(crate) struct DigestCache {
+    map: Mutex<HashMap<PathBuf, (Stamp, Arc<Facts>)>>,
+}
+
+type Stamp = (Option<SystemTime>, u64);
+
+impl DigestCache {
+    /// The facts of the file at `path`, read and hashed only when it changed.
+    pub(crate) fn facts(&self, path: &Path) -> io::Result<Arc<Facts>> {
+        let meta = fs::metadata(path)?;
+        let stamp = (meta.modified().ok(), meta.len());
+        if let Some((seen, facts)) = self.lock().get(path)
+            && *seen == stamp
+        {
+            return Ok(facts.clone());
+        }
+        let bytes = fs::read(path)?;
+        let facts = Arc::new(Facts::of(&bytes));
+        // Keyed by the stamp taken before the read: a change during the read
+        // leaves a stamp that no longer matches, so it is read again next time.
+        self.lock().insert(path.to_path_buf(), (stamp, facts.clone()));
+        Ok(facts)
+    }
+
+    /// Forgets every file `keep` refuses (files no generation publishes).
+    pub(crate) fn retain(&self, keep: &HashSet<&Path>) {
+        self.lock().retain(|path, _| keep.contains(path.as_path()));
+    }
+
+    /// How many files are cached.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, (Stamp, Arc<Facts>)>> {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests;

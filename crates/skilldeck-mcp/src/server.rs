@@ -1,0 +1,510 @@
+//! The MCP handler: every method answered from one catalog generation taken
+//! at the start of the request.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use arc_swap::ArcSwap;
+use base64::Engine;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
+    Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use skilldeck::{
+    AgentProfile, BuildError, Catalog, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
+};
+use tokio::sync::broadcast;
+
+use crate::mime;
+use crate::publication::{DigestCache, Publication};
+use crate::uri::{UriError, canonical};
+
+/// How long a client may treat a list, read or manifest as fresh: `0`. The
+/// catalog is live (files and the store are watched), so any cached answer
+/// may already be stale; list-changed notifications and `skills/get` tell a
+/// host when to ask again.
+pub const TTL_MS: u64 = 0;
+
+/// Who may cache an answer: `private`. What a server publishes depends on
+/// its flags (an agent's view, a filter) and may be private to the
+/// deployment, so shared caches must not keep it.
+pub const CACHE_SCOPE: CacheScope = CacheScope::Private;
+
+/// The default `skills/list` page size.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// How a server publishes its catalog.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The agent whose view is served (`load_skill`, its effective skills);
+    /// `None` serves every exposed skill with the `skill` tool.
+    pub profile: Option<AgentProfile>,
+    /// Skills per `skills/list` page (at least 1).
+    pub page_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { profile: None, page_size: DEFAULT_PAGE_SIZE }
+    }
+}
+
+/// One catalog generation and what it publishes.
+#[derive(Debug)]
+pub(crate) struct Generation {
+    pub(crate) catalog: Catalog,
+    pub(crate) publication: Publication,
+}
+
+/// What a reload changed, for the list-changed notifications.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// The resources may have changed (any reload after a change says so).
+    pub resources: bool,
+    /// The set of prompts (skills, their descriptions) changed.
+    pub prompts: bool,
+    /// The tool declaration changed (it is fixed, so never).
+    pub tools: bool,
+}
+
+impl Change {
+    /// Whether anything is worth a notification.
+    pub fn any(self) -> bool {
+        self.resources || self.prompts || self.tools
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    live: LiveCatalog,
+    options: Options,
+    current: ArcSwap<Generation>,
+    digests: DigestCache,
+    /// Sessions on the `initialize` handshake, told of changes directly.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Changes, for `subscriptions/listen` streams (2026-07-28).
+    changes: broadcast::Sender<Change>,
+    /// Diagnostics already printed, so a reload does not repeat them.
+    reported: Mutex<HashSet<String>>,
+}
+
+/// skilldeck's MCP server: a [`ServerHandler`] over a [`LiveCatalog`].
+/// Clones share everything (one per HTTP session, all over one catalog).
+#[derive(Clone, Debug)]
+pub struct SkillServer {
+    shared: Arc<Shared>,
+}
+
+impl SkillServer {
+    /// The server over `live`'s current snapshot; builds the first
+    /// publication (a walk of every skill directory) and prints on stderr
+    /// why any skill is left out.
+    pub fn new(live: LiveCatalog, mut options: Options) -> SkillServer {
+        options.page_size = options.page_size.max(1);
+        let catalog = live.snapshot();
+        let publication = Publication::build(&catalog, options.profile.as_ref());
+        let (changes, _) = broadcast::channel(16);
+        let shared = Shared {
+            live,
+            options,
+            current: ArcSwap::from_pointee(Generation { catalog, publication }),
+            digests: DigestCache::default(),
+            peers: Mutex::default(),
+            changes,
+            reported: Mutex::default(),
+        };
+        let server = SkillServer { shared: Arc::new(shared) };
+        server.report(&server.generation());
+        server
+    }
+
+    /// Reloads the catalog from its sources and publishes the new
+    /// generation; requests already running keep the one they started with.
+    /// Blocking: call it off the async threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveCatalog::reload`]; the current generation stays.
+    pub fn reload(&self) -> Result<Change, BuildError> {
+        let catalog = self.shared.live.reload()?;
+        let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
+        let next = Arc::new(Generation { catalog, publication });
+        let previous = self.shared.current.swap(next.clone());
+        self.shared.digests.retain(&next.publication.disk_paths());
+        self.report(&next);
+        Ok(Change { resources: true, prompts: prompts(&previous) != prompts(&next), tools: false })
+    }
+
+    /// Tells every connected client about `change`: sessions on the
+    /// handshake directly, 2026-07-28 clients through their
+    /// `subscriptions/listen` streams. Closed sessions are forgotten.
+    pub async fn notify(&self, change: Change) {
+        if !change.any() {
+            return;
+        }
+        let _ = self.shared.changes.send(change);
+        let peers: Vec<Peer<RoleServer>> = self.peers().drain(..).collect();
+        let mut alive = Vec::with_capacity(peers.len());
+        for peer in peers {
+            if peer.is_transport_closed() {
+                continue;
+            }
+            let mut sent = true;
+            if change.resources {
+                sent &= peer.notify_resource_list_changed().await.is_ok();
+            }
+            if change.prompts {
+                sent &= peer.notify_prompt_list_changed().await.is_ok();
+            }
+            if change.tools {
+                sent &= peer.notify_tool_list_changed().await.is_ok();
+            }
+            if sent {
+                alive.push(peer);
+            }
+        }
+        self.peers().extend(alive);
+    }
+
+    /// The current generation: a request takes it once and answers from it.
+    pub(crate) fn generation(&self) -> Arc<Generation> {
+        self.shared.current.load_full()
+    }
+
+    fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        self.shared.peers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Prints, once each, why skills are left out.
+    fn report(&self, generation: &Generation) {
+        let mut reported = self.shared.reported.lock().unwrap_or_else(PoisonError::into_inner);
+        let publication = &generation.publication;
+        let lines = publication
+            .left_out
+            .iter()
+            .map(|(name, why)| format!("skilldeck: skill \"{name}\" is not served over MCP: {why}"))
+            .chain(publication.entries.iter().filter_map(|e| {
+                e.listing
+                    .as_ref()
+                    .err()
+                    .map(|why| format!("skilldeck: skill \"{}\" is not in skills/list: {why}", e.name))
+            }));
+        for line in lines {
+            if reported.insert(line.clone()) {
+                eprintln!("{line}");
+            }
+        }
+    }
+
+    fn declaration(&self) -> ToolDeclaration {
+        if self.shared.options.profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() }
+    }
+
+    /// The tool's answer to `args` on one snapshot.
+    fn call(&self, catalog: &Catalog, args: &Value) -> ToolResult {
+        match &self.shared.options.profile {
+            Some(profile) => LoadSkillTool::new(&catalog.view(profile)).call(args),
+            None => SkillTool::new(catalog).call(args),
+        }
+    }
+
+    /// The tool's output for the skill `name`, as a prompt's text.
+    fn load(&self, catalog: &Catalog, name: &str) -> ToolResult {
+        match &self.shared.options.profile {
+            Some(profile) => LoadSkillTool::new(&catalog.view(profile)).load(name),
+            None => SkillTool::new(catalog).load(name, catalog.sample_limit()),
+        }
+    }
+
+    fn digests(&self) -> &DigestCache {
+        &self.shared.digests
+    }
+}
+
+/// The prompts of a generation, to tell whether their list changed.
+fn prompts(generation: &Generation) -> Vec<(&str, Option<&str>)> {
+    generation
+        .publication
+        .entries
+        .iter()
+        .filter(|e| e.prompt)
+        .map(|e| (e.name.as_str(), e.description.as_deref()))
+        .collect()
+}
+
+fn invalid_params(message: String) -> McpError {
+    McpError::invalid_params(message, None)
+}
+
+/// Runs blocking work (file reads, hashing) off the async threads.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, McpError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| McpError::internal_error(format!("worker failed: {e}"), None))
+}
+
+impl ServerHandler for SkillServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_skills()
+            .build();
+        let mut config = ServerConfig::new(capabilities);
+        config.server_info = Implementation::new("skilldeck", env!("CARGO_PKG_VERSION"));
+        config
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.peers().push(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let declaration = self.declaration();
+        let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
+        let tool = Tool::new(declaration.name, declaration.description, schema);
+        Ok(ListToolsResult::with_all_items(vec![tool]).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let generation = self.generation();
+        let declaration = self.declaration();
+        if request.name != declaration.name {
+            return Err(invalid_params(format!("Unknown tool: {}", request.name)));
+        }
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let result = self.call(&generation.catalog, &args);
+        let content = vec![ContentBlock::text(result.output)];
+        Ok(if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let generation = self.generation();
+        let prompts = generation
+            .publication
+            .entries
+            .iter()
+            .filter(|e| e.prompt)
+            .map(|e| Prompt::new(e.name.clone(), e.description.clone(), None))
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let generation = self.generation();
+        let entry = generation.publication.by_name(&request.name).filter(|e| e.prompt);
+        let Some(entry) = entry else {
+            return Err(invalid_params(format!("Unknown prompt: {}", request.name)));
+        };
+        let loaded = self.load(&generation.catalog, &entry.name);
+        if loaded.is_error {
+            return Err(McpError::internal_error(loaded.output, None));
+        }
+        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, loaded.output)]);
+        result.description = entry.description.clone();
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let generation = self.generation();
+        let server = self.clone();
+        let resources = blocking(move || resources(&generation.publication, server.digests())).await?;
+        Ok(ListResourcesResult::with_all_items(resources).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let generation = self.generation();
+        let uri = match canonical(&request.uri) {
+            Ok(uri) => uri,
+            Err(UriError::OutsideSkill) => {
+                return Err(invalid_params(format!("Resource path is not inside a served skill: {}", request.uri)));
+            }
+            Err(UriError::NotSkill) => return Err(invalid_params(format!("No resource is served at {}", request.uri))),
+        };
+        let requested = request.uri;
+        let contents = blocking(move || {
+            let Some((_, file)) = generation.publication.resource(&uri) else {
+                return Err(invalid_params(format!("No resource is served at {requested}")));
+            };
+            let bytes =
+                file.read().map_err(|e| McpError::internal_error(format!("cannot read {requested}: {e}"), None))?;
+            let text = mime::is_text(&bytes);
+            let mime_type = Some(file.mime.unwrap_or(mime::by_content(text)).to_owned());
+            let uri = file.uri.clone();
+            Ok(match text {
+                true => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                    meta: None,
+                },
+                false => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    meta: None,
+                },
+            })
+        })
+        .await??;
+        Ok(ReadResourceResult::new(vec![contents]).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE).into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, McpError> {
+        let generation = self.generation();
+        let cursor = request.and_then(|r| r.cursor);
+        let page_size = self.shared.options.page_size;
+        let server = self.clone();
+        let (skills, next) = blocking(move || {
+            let (page, next) = generation.publication.page(cursor.as_deref(), page_size)?;
+            // A skill whose files cannot be read now is left off this page.
+            let skills = page.iter().filter_map(|entry| entry.manifest(server.digests()).ok()).collect::<Vec<_>>();
+            Ok::<_, ()>((skills, next))
+        })
+        .await?
+        .map_err(|()| invalid_params("Invalid skills cursor".into()))?;
+        let mut result = ListSkillsResult::with_all_items(skills).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, McpError> {
+        let generation = self.generation();
+        let server = self.clone();
+        let manifest = blocking(move || match generation.publication.by_uri(&request.uri) {
+            Some(entry) if entry.listing.is_ok() => {
+                entry.manifest(server.digests()).map_err(|e| McpError::internal_error(e, None))
+            }
+            _ => Err(invalid_params(format!("No skill is served at {}", request.uri))),
+        })
+        .await??;
+        Ok(GetSkillResult::new(manifest).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {}", request.method), None))
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resources_list_changed = requested.resources_list_changed.filter(|&on| on);
+        accepted.prompts_list_changed = requested.prompts_list_changed.filter(|&on| on);
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let mut changes = self.shared.changes.subscribe();
+        let sink = context.sink().clone();
+        let accepted = context.accepted().clone();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                change = changes.recv() => {
+                    let change = match change {
+                        Ok(change) => change,
+                        // Missed some: everything may have changed.
+                        Err(broadcast::error::RecvError::Lagged(_)) => Change { resources: true, prompts: true, tools: false },
+                        Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                    };
+                    let mut sent = Ok(());
+                    if change.resources && accepted.resources_list_changed == Some(true) {
+                        sent = sent.and(sink.notify_resource_list_changed().await);
+                    }
+                    if change.prompts && accepted.prompts_list_changed == Some(true) {
+                        sent = sent.and(sink.notify_prompt_list_changed().await);
+                    }
+                    if sent.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every published file as a resource, skill by skill in URI order.
+fn resources(publication: &Publication, digests: &DigestCache) -> Vec<Resource> {
+    let mut out = Vec::new();
+    for entry in &publication.entries {
+        for file in &entry.files {
+            let mime_type = match file.mime {
+                Some(mime) => mime,
+                // The name says nothing: the bytes decide (cached by digest).
+                None => mime::by_content(file.facts(digests).is_ok_and(|f| f.text)),
+            };
+            let mut resource = if file.uri == entry.uri {
+                let mut r = Resource::new(file.uri.clone(), entry.name.clone());
+                r.description = entry.description.clone();
+                r
+            } else {
+                Resource::new(file.uri.clone(), file.rel.clone())
+            };
+            resource.mime_type = Some(mime_type.to_owned());
+            resource.size = Some(file.size);
+            out.push(resource);
+        }
+    }
+    out
+}
+
+/// Puts `resultType: "complete"` back on a Skills-extension result that
+/// rmcp stripped for a peer on the `initialize` handshake: the extension
+/// requires it on every `skills/list` and `skills/get` answer, whatever the
+/// era. Works on one JSON-RPC message; returns whether it changed it.
+pub(crate) fn restore_result_type(message: &mut Value) -> bool {
+    let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
+        return false;
+    };
+    let skills = result.get("skills").is_some_and(Value::is_array) || result.get("skill").is_some_and(Value::is_object);
+    if !skills || result.contains_key("resultType") {
+        return false;
+    }
+    let mut patched = Map::with_capacity(result.len() + 1);
+    patched.insert("resultType".into(), Value::String("complete".into()));
+    patched.extend(std::mem::take(result));
+    *result = patched;
+    true
+}
