@@ -15,8 +15,8 @@ use skilldeck::authoring::{self, AuthoringError};
 use skilldeck::doctor;
 use skilldeck::store::{SkillStore, StoreError};
 use skilldeck::{
-    AgentProfile, AgentView, Catalog, CatalogBuilder, Eager, Filter, FrontmatterMode, LiveCatalog, LoadSkillTool,
-    SkillDef, SkillTool, Source, Symlinks, ToolResult, render,
+    AgentProfile, AgentView, Budget, Catalog, CatalogBuilder, Eager, Filter, FrontmatterMode, LiveCatalog,
+    LoadSkillTool, SkillDef, SkillTool, Source, Symlinks, ToolResult, render,
 };
 use skilldeck_store::SqliteStore;
 
@@ -136,6 +136,13 @@ enum Command {
         /// The catalog format.
         #[arg(long, value_enum, default_value_t = PromptFormat::Toolnexus)]
         format: PromptFormat,
+        /// Fit the catalog in N characters (8000c) or tokens (2000t, o200k; 2000t:cl100k):
+        /// descriptions shrink fairly first, then skills are dropped from the end.
+        #[arg(long, value_name = "Nc|Nt[:ENCODING]")]
+        budget: Option<Budget>,
+        /// With --budget: print what was shown whole, shortened and omitted to stderr.
+        #[arg(long, requires = "budget")]
+        report: bool,
     },
     /// Print the tool's declaration as JSON (with an agent: load_skill's).
     Schema {
@@ -343,11 +350,22 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
             };
             return tool_output(&result);
         }
-        Command::Prompt { format } => print(&match format {
+        Command::Prompt { format, budget: None, .. } => print(&match format {
             PromptFormat::Toolnexus => render::toolnexus(catalog),
             PromptFormat::Agentskills => render::agentskills(catalog),
             PromptFormat::Insika => render::insika(&view.lazy()),
         })?,
+        Command::Prompt { format, budget: Some(budget), report } => {
+            let fitted = match format {
+                PromptFormat::Toolnexus => budget.toolnexus(catalog),
+                PromptFormat::Agentskills => budget.agentskills(catalog),
+                PromptFormat::Insika => budget.insika(&view.lazy()),
+            };
+            print(&fitted.text)?;
+            if report {
+                eprint!("{}", fitted.report);
+            }
+        }
         Command::Inject { message, json: false } => print(&render::active_skills(&view.activate(&message)))?,
         Command::Inject { message, json: true } => {
             let activations = view.activate(&message);

@@ -380,3 +380,6 @@ fn list_shadowed_and_load_at_reach_the_skill_that_lost() {
     assert_eq!((nowhere.status.code(), stdout(&nowhere)), (Some(1), "No skill at \"/nowhere\".".to_owned()));
     assert_eq!(deck.run(&["load"]).status.code(), Some(2), "NAME or --at is required");
 }
+
+// prompt --budget and --report: the cut text on stdout, the report on stderr.
+mod budget;

@@ -1,5 +1,6 @@
 //! Criterion benches over a generated 10,000-skill tree: one `skill` tool
-//! call, rendering the level-1 catalogs, and a cold catalog build.
+//! call, rendering the level-1 catalogs (whole and within a budget), and a
+//! cold catalog build.
 //!
 //! Run: `cargo bench -p skilldeck`. Compare ratios between runs, not times:
 //! the machines are shared.
@@ -9,7 +10,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use skilldeck::{Catalog, SkillTool, render};
+use skilldeck::{Budget, Catalog, Skill, SkillTool, render};
 
 // The generated tree, shared with the store's benches.
 #[path = "support/tree.rs"]
@@ -28,10 +29,28 @@ fn benches(c: &mut Criterion) {
     c.bench_function("skill_tool_call_10k", |b| b.iter(|| tool.call(&args)));
     c.bench_function("render_toolnexus_10k", |b| b.iter(|| render::toolnexus(&catalog)));
     c.bench_function("render_agentskills_10k", |b| b.iter(|| render::agentskills(&catalog)));
+    budgets(c, &catalog);
     let mut group = c.benchmark_group("cold");
     group.sample_size(10);
     group.bench_function("build_catalog_10k", |b| b.iter(|| Catalog::builder().root(tree.path()).build()));
     group.finish();
+}
+
+/// The level-1 renderers on the 10k catalog within a budget: 8,000 characters,
+/// and (feature `tokens`) 2,000 o200k tokens. Run with
+/// `cargo bench -p skilldeck --features tokens -- budget`.
+fn budgets(c: &mut Criterion, catalog: &Catalog) {
+    let chars = Budget::chars(8000);
+    let lazy: Vec<&Skill> = catalog.skills().collect();
+    c.bench_function("budget_toolnexus_10k_8000c", |b| b.iter(|| chars.toolnexus(catalog)));
+    c.bench_function("budget_agentskills_10k_8000c", |b| b.iter(|| chars.agentskills(catalog)));
+    c.bench_function("budget_insika_10k_8000c", |b| b.iter(|| chars.insika(&lazy)));
+    #[cfg(feature = "tokens")]
+    {
+        let tokens = Budget::tokens(2000, skilldeck::Encoding::O200k);
+        c.bench_function("budget_toolnexus_10k_2000t", |b| b.iter(|| tokens.toolnexus(catalog)));
+        c.bench_function("budget_agentskills_10k_2000t", |b| b.iter(|| tokens.agentskills(catalog)));
+    }
 }
 
 criterion_group!(catalog, benches);

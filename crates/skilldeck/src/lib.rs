@@ -39,6 +39,7 @@
 
 mod agent;
 pub mod authoring;
+mod budget;
 mod catalog;
 pub mod doctor;
 mod frontmatter;
@@ -53,6 +54,9 @@ mod tool;
 pub mod validate;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
+#[cfg(feature = "tokens")]
+pub use budget::Encoding;
+pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit};
 pub use catalog::{
     BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Shadowed,
     Skip, SkipReason, Source, Warning,

@@ -36,17 +36,15 @@ pub const TOOLNEXUS_EMPTY: &str = "No skills are currently available.";
 /// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn toolnexus(catalog: &Catalog) -> String {
-    let mut described: Vec<(&str, &str)> =
-        catalog.skills().filter_map(|s| Some((s.name(), s.description()?))).collect();
-    if described.is_empty() {
-        return TOOLNEXUS_EMPTY.to_owned();
-    }
-    described.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut out = format!("{TOOLNEXUS_PREAMBLE}\n\n## Available Skills");
-    for (name, description) in described {
-        let _ = write!(out, "\n- **{name}**: {description}");
-    }
-    out
+    Layout::Toolnexus.render(&toolnexus_skills(catalog))
+}
+
+/// The skills the toolnexus catalog lists (those with a description), in its
+/// order: code-point order of names.
+pub(crate) fn toolnexus_skills(catalog: &Catalog) -> Vec<&Skill> {
+    let mut described: Vec<&Skill> = catalog.skills().filter(|s| s.description().is_some()).collect();
+    described.sort_unstable_by(|a, b| a.name().cmp(b.name()));
+    described
 }
 
 /// The `skills-ref to-prompt` XML: one `<skill>` with `<name>`,
@@ -64,22 +62,12 @@ pub fn toolnexus(catalog: &Catalog) -> String {
 /// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn agentskills(catalog: &Catalog) -> String {
-    let mut out = String::from("<available_skills>\n");
-    for skill in catalog.skills().filter(|s| s.description().is_some()) {
-        push_agentskills_entry(&mut out, skill);
-    }
-    out.push_str("</available_skills>");
-    out
+    Layout::Agentskills.render(&agentskills_skills(catalog))
 }
 
-fn push_agentskills_entry(out: &mut String, skill: &Skill) {
-    let name = xml_escape(skill.name());
-    let description = xml_escape(skill.description().unwrap_or_default());
-    let location = skill.location();
-    let _ = write!(
-        out,
-        "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n<location>\n{location}\n</location>\n</skill>\n"
-    );
+/// The skills the `skills-ref` XML lists (those with a description), in catalog order.
+pub(crate) fn agentskills_skills(catalog: &Catalog) -> Vec<&Skill> {
+    catalog.skills().filter(|s| s.description().is_some()).collect()
 }
 
 /// Insika's level-1 list for an agent's lazy skills ([`AgentView::lazy`]):
@@ -103,25 +91,92 @@ fn push_agentskills_entry(out: &mut String, skill: &Skill) {
 /// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn insika(skills: &[&Skill]) -> String {
-    if skills.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from("<available_skills>\n");
-    for skill in skills {
-        let (name, description) = (skill.name(), skill.description().unwrap_or_default());
-        let _ = write!(out, "  <skill name=\"{name}\"");
-        if let [first, rest @ ..] = skill.triggers() {
-            let _ = write!(out, " when=\"{first}");
-            rest.iter().for_each(|t| {
-                let _ = write!(out, "; {t}");
-            });
-            out.push('"');
+    Layout::Insika.render(skills)
+}
+
+/// The three level-1 layouts, each a frame around one entry per skill, so that
+/// a renderer and its budgeted form ([`crate::Budget`]) write the same bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Layout {
+    Toolnexus,
+    Agentskills,
+    Insika,
+}
+
+impl Layout {
+    /// The whole text for `skills`, in the order given, each with its own description.
+    pub(crate) fn render(self, skills: &[&Skill]) -> String {
+        if skills.is_empty() {
+            return self.empty().to_owned();
         }
-        let _ = writeln!(out, ">{description}</skill>");
+        let mut out = String::new();
+        self.head(&mut out);
+        for skill in skills {
+            self.entry(&mut out, skill, skill.description().unwrap_or_default());
+        }
+        self.tail(&mut out);
+        out
     }
-    out.push_str("</available_skills>\n\n");
-    out.push_str(INSIKA_INSTRUCTION);
-    out
+
+    /// The text for no skills at all.
+    pub(crate) fn empty(self) -> &'static str {
+        match self {
+            Layout::Toolnexus => TOOLNEXUS_EMPTY,
+            Layout::Agentskills => "<available_skills>\n</available_skills>",
+            Layout::Insika => "",
+        }
+    }
+
+    /// What comes before the first entry.
+    pub(crate) fn head(self, out: &mut String) {
+        match self {
+            Layout::Toolnexus => {
+                let _ = write!(out, "{TOOLNEXUS_PREAMBLE}\n\n## Available Skills");
+            }
+            Layout::Agentskills | Layout::Insika => out.push_str("<available_skills>\n"),
+        }
+    }
+
+    /// One skill's entry, showing `description` (unescaped) as its description.
+    pub(crate) fn entry(self, out: &mut String, skill: &Skill, description: &str) {
+        let name = skill.name();
+        match self {
+            Layout::Toolnexus => {
+                let _ = write!(out, "\n- **{name}**: {description}");
+            }
+            Layout::Agentskills => {
+                let (name, description) = (xml_escape(name), xml_escape(description));
+                let location = skill.location();
+                let _ = write!(
+                    out,
+                    "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n<location>\n{location}\n</location>\n</skill>\n"
+                );
+            }
+            Layout::Insika => {
+                let _ = write!(out, "  <skill name=\"{name}\"");
+                if let [first, rest @ ..] = skill.triggers() {
+                    let _ = write!(out, " when=\"{first}");
+                    rest.iter().for_each(|t| {
+                        let _ = write!(out, "; {t}");
+                    });
+                    out.push('"');
+                }
+                let _ = writeln!(out, ">{description}</skill>");
+            }
+        }
+    }
+
+    /// What comes after the last entry.
+    pub(crate) fn tail(self, out: &mut String) {
+        match self {
+            Layout::Toolnexus => {}
+            Layout::Agentskills => out.push_str("</available_skills>"),
+            Layout::Insika => {
+                out.push_str("</available_skills>\n\n");
+                out.push_str(INSIKA_INSTRUCTION);
+            }
+        }
+    }
 }
 
 /// The bodies injected for a turn ([`AgentView::activate`]): for each

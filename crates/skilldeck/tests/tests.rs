@@ -29,3 +29,6 @@ mod shadowing;
 
 // validate and read_properties against the real skills-ref 0.1.1, message for message.
 mod validate;
+
+// Budgets for the level-1 catalogs: exact texts and reports, and properties.
+mod budget;
