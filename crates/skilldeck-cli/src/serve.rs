@@ -52,7 +52,10 @@ pub(crate) fn run(args: ServeArgs, sources: &SourceArgs, profile: Option<AgentPr
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {
-        let _live = skilldeck_mcp::watch(server.clone(), watch);
+        let live = skilldeck_mcp::watch(server.clone(), watch);
+        // Changes are seen from the first request on, unless the watches on a
+        // very large tree take longer than this; serving starts anyway.
+        let _ = tokio::time::timeout(Duration::from_secs(2), live.ready()).await;
         match http {
             None => skilldeck_mcp::serve_stdio(server).await,
             Some(http) => {

@@ -3,7 +3,7 @@
 //! notifications.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
@@ -33,8 +33,17 @@ pub struct Watch {
 /// The running watchers; dropping it stops them.
 #[derive(Debug)]
 pub struct Live {
-    _watcher: Option<RecommendedWatcher>,
+    _watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
+    ready: tokio::sync::watch::Receiver<bool>,
     tasks: Vec<JoinHandle<()>>,
+}
+
+impl Live {
+    /// Waits until the watches on the roots are in place.
+    pub async fn ready(&self) {
+        let mut ready = self.ready.clone();
+        let _ = ready.wait_for(|&done| done).await;
+    }
 }
 
 impl Drop for Live {
@@ -46,10 +55,31 @@ impl Drop for Live {
 }
 
 /// Starts watching: every change reloads `server` (once per burst) and
-/// notifies its clients. Must run inside a Tokio runtime.
+/// notifies its clients. Must run inside a Tokio runtime. Setting up the
+/// watches (one per directory under the roots) happens in the background,
+/// so serving starts at once; a change made before it is done may be missed.
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<()>();
+    let watcher: Arc<Mutex<Option<RecommendedWatcher>>> = Arc::default();
+    let mut tasks = vec![tokio::spawn(reload_loop(server, rx))];
+    let holder = watcher.clone();
     let events = tx.clone();
+    let roots = watch.roots;
+    let (done, ready) = tokio::sync::watch::channel(false);
+    tasks.push(tokio::task::spawn_blocking(move || {
+        if let Some(watcher) = start_watcher(&roots, events) {
+            *holder.lock().unwrap_or_else(PoisonError::into_inner) = Some(watcher);
+        }
+        let _ = done.send(true);
+    }));
+    if let Some(store) = watch.store {
+        tasks.push(tokio::spawn(poll_store(store, tx)));
+    }
+    Live { _watcher: watcher, ready, tasks }
+}
+
+/// A watcher on every root, sending one signal per relevant event.
+fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<()>) -> Option<RecommendedWatcher> {
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let relevant = match event {
             Ok(event) => !matches!(
@@ -63,28 +93,22 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
             let _ = events.send(());
         }
     });
-    let watcher = match watcher {
-        Ok(mut watcher) => {
-            for root in &watch.roots {
-                let root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
-                if root.is_dir()
-                    && let Err(error) = watcher.watch(&root, RecursiveMode::Recursive)
-                {
-                    eprintln!("skilldeck: cannot watch {} for changes: {error}", root.display());
-                }
-            }
-            Some(watcher)
-        }
+    let mut watcher = match watcher {
+        Ok(watcher) => watcher,
         Err(error) => {
             eprintln!("skilldeck: cannot watch the roots for changes: {error}");
-            None
+            return None;
         }
     };
-    let mut tasks = vec![tokio::spawn(reload_loop(server, rx))];
-    if let Some(store) = watch.store {
-        tasks.push(tokio::spawn(poll_store(store, tx)));
+    for root in roots {
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+        if root.is_dir()
+            && let Err(error) = watcher.watch(&root, RecursiveMode::Recursive)
+        {
+            eprintln!("skilldeck: cannot watch {} for changes: {error}", root.display());
+        }
     }
-    Live { _watcher: watcher, tasks }
+    Some(watcher)
 }
 
 async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<()>) {
