@@ -58,8 +58,8 @@ pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use budget::Encoding;
 pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit, Shadowed,
-    Skip, SkipReason, Source, Warning,
+    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
+    Shadowed, Skip, SkipReason, Source, Warning,
 };
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
 pub use live::LiveCatalog;
