@@ -1,0 +1,137 @@
+"""Live reload: editing a skill tree under a running server sends
+`notifications/resources/list_changed`, and the new bytes are what the server serves next."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import shutil
+from typing import Any
+
+import anyio
+import mcp_types as t
+import pytest
+from mcp.client.subscriptions import ResourcesListChanged
+
+from support import ERAS, MAIN_TREE, TRANSPORTS, cli_load, connect, digest, run_cli, skill_uri, skills_get, write_tree
+
+pytestmark = pytest.mark.anyio
+
+COMBOS = [pytest.param(tr, era, id=f"{tr}-{era}") for tr, era in itertools.product(TRANSPORTS, ERAS)]
+
+
+class Changes:
+    """A message handler that counts resources/list_changed (and prompts/list_changed) notifications."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.prompts = 0
+        self.event = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, t.ResourceListChangedNotification):
+            self.count += 1
+            self.event.set()
+        elif isinstance(message, t.PromptListChangedNotification):
+            self.prompts += 1
+
+    async def wait(self, timeout: float = 15) -> None:
+        with anyio.fail_after(timeout):
+            await self.event.wait()
+        self.event = anyio.Event()
+
+
+def text_of(result: t.ReadResourceResult) -> bytes:
+    contents = result.contents[0]
+    if isinstance(contents, t.TextResourceContents):
+        return contents.text.encode()
+    return base64.b64decode(contents.blob)
+
+
+async def settle(changes: Changes) -> None:
+    """Let a burst of events end, so the next edit is seen on its own."""
+    await anyio.sleep(0.5)
+    changes.event = anyio.Event()
+
+
+@pytest.mark.parametrize(("transport", "era"), COMBOS)
+async def test_edit_add_remove_notify_and_serve_new_bytes(transport: str, era: str, tmp_path: Any) -> None:
+    root = write_tree(tmp_path / "skills", {k: v for k, v in MAIN_TREE.items() if k in ("alpha", "beta")})
+    args = ["--root", str(root)]
+    changes = Changes()
+    async with connect(transport, era, args, message_handler=changes) as client:
+        if era == "auto":
+            # 2026-07-28: change notifications arrive on a subscriptions/listen stream
+            async with client.listen(resources_list_changed=True) as sub:
+                await run_edits(client, changes, root, args, sub)
+        else:
+            await run_edits(client, changes, root, args, None)
+
+
+async def run_edits(client: Any, changes: Changes, root: Any, args: list[str], sub: Any) -> None:
+    async def wait_change() -> None:
+        if sub is None:
+            await changes.wait()
+            return
+        with anyio.fail_after(15):
+            async for event in sub:
+                if isinstance(event, ResourcesListChanged):
+                    return
+
+    before, _ = cli_load("beta", args)
+    assert (await client.call_tool("skill", {"name": "beta"})).content[0].text == before
+
+    # 1. edit a SKILL.md body
+    new_md = b"---\nname: beta\ndescription: Edited while serving.\n---\n\nA brand-new body.\n"
+    (root / "beta" / "SKILL.md").write_bytes(new_md)
+    await wait_change()
+    assert text_of(await client.read_resource(skill_uri("beta"))) == new_md
+    after, _ = cli_load("beta", args)
+    assert after != before
+    assert (await client.call_tool("skill", {"name": "beta"})).content[0].text == after
+    entry = (await skills_get(client, skill_uri("beta")))["skill"]
+    assert entry["frontmatter"]["description"] == "Edited while serving."
+    assert entry["resources"] == [{"uri": skill_uri("beta"), "digest": digest(new_md), "size": len(new_md)}]
+
+    # 2. add a file to a skill
+    if sub is None:
+        await settle(changes)
+    (root / "alpha" / "added.md").write_bytes(b"# Added\n")
+    await wait_change()
+    uris = [str(r.uri) for r in (await client.list_resources()).resources]
+    assert skill_uri("alpha", "added.md") in uris
+    assert text_of(await client.read_resource(skill_uri("alpha", "added.md"))) == b"# Added\n"
+
+    # 3. add a whole skill, then remove one
+    if sub is None:
+        await settle(changes)
+    write_tree(root, {"zeta": {"SKILL.md": b"---\nname: zeta\ndescription: Added live.\n---\n\nZeta.\n"}})
+    await wait_change()
+    assert (await skills_get(client, skill_uri("zeta")))["skill"]["uri"] == skill_uri("zeta")
+    assert not (await client.call_tool("skill", {"name": "zeta"})).is_error
+    if sub is None:
+        await settle(changes)
+    shutil.rmtree(root / "beta")
+    await wait_change()
+    result = await client.call_tool("skill", {"name": "beta"})
+    assert result.is_error
+    assert skill_uri("beta") not in [str(r.uri) for r in (await client.list_resources()).resources]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_store_write_notifies_and_serves_the_record(transport: str, tmp_path: Any) -> None:
+    root = write_tree(tmp_path / "skills", {"beta": MAIN_TREE["beta"]})
+    store = tmp_path / "store.sqlite"
+    args = ["--root", str(root), "--store", str(store)]
+    record = b"---\nname: stored\ndescription: Written while serving.\n---\n\nStored body.\n"
+    (tmp_path / "stored.md").write_bytes(record)
+    changes = Changes()
+    async with connect(transport, "legacy", args, message_handler=changes) as client:
+        assert (await client.call_tool("skill", {"name": "stored"})).is_error
+        run_cli("store", "write", "stored", "--file", str(tmp_path / "stored.md"), "--store", str(store), check=True)
+        await changes.wait()
+        assert text_of(await client.read_resource(skill_uri("stored"))) == record
+        expected, _ = cli_load("stored", args)
+        assert (await client.call_tool("skill", {"name": "stored"})).content[0].text == expected
+        assert "stored" in [p.name for p in (await client.list_prompts()).prompts]
+        assert changes.prompts >= 1, "prompts/list_changed was not sent though a skill was added"
