@@ -115,6 +115,26 @@ def test_stdio_huge_lines(raw_stdio: RawStdio) -> None:
     assert [m["error"]["code"] for m in before if "error" in m] == [PARSE_ERROR], before
 
 
+def test_stdio_deep_nesting_and_blank_lines(raw_stdio: RawStdio) -> None:
+    raw_stdio.write(b"[" * 200_000 + b"]" * 200_000 + b"\n")  # a recursion bomb: refused, not a crash
+    ping_id = raw_stdio.new_id()
+    raw_stdio.send({"jsonrpc": "2.0", "id": ping_id, "method": "ping"})
+    reply, before = raw_stdio.until(ping_id)
+    assert reply.get("result") == {}
+    assert [m["error"]["code"] for m in before if "error" in m] == [PARSE_ERROR], before
+    raw_stdio.write(b"\n\r\n   \n")
+    raw_stdio.assert_alive()
+
+
+@pytest.mark.parametrize("cursor", ["", "=", "%%%", "Li4vLi4vZXRj", "\x00", "x" * 100_000],
+                         ids=["empty", "padding", "percent", "dotdot-base64", "nul", "100k"])
+def test_stdio_forged_cursors(cursor: str, raw_stdio: RawStdio) -> None:
+    reply = raw_stdio.request("skills/list", {"cursor": cursor})
+    assert error_code(reply) == INVALID_PARAMS
+    assert reply["error"]["message"] == "Invalid skills cursor"
+    raw_stdio.assert_alive()
+
+
 def test_stdio_flood(raw_stdio: RawStdio) -> None:
     methods = [
         ("ping", None),
