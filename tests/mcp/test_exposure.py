@@ -113,12 +113,6 @@ async def test_listed_iff_readable(tmp_path: Path) -> None:
 ODD_NAMES = ["x y", "p%2e%2e", "ünï", "a/b", "../escape", "a\\b"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server defect: a skill whose name holds '/' or '\\' is listed by resources/list as "
-    "skill://a%2Fb/SKILL.md, but resources/read of that very URI answers -32602 "
-    "'Resource path is not inside a served skill'",
-)
 async def test_odd_skill_names_listed_resources_are_readable(tmp_path: Path) -> None:
     tree = {f"d{i}": {"SKILL.md": md(name)} for i, name in enumerate(ODD_NAMES)}
     root = write_tree(tmp_path / "skills", tree)

@@ -151,12 +151,6 @@ def test_stdio_is_default_and_stdout_is_protocol_only(main_tree: Any) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server defect: the HTTP listener leaves Nagle's algorithm on (axum::serve without TCP_NODELAY), "
-    "so on a kept-alive connection the SSE answer's second write waits for the client's delayed ACK: "
-    "every request takes ~44 ms on loopback instead of ~1 ms",
-)
 def test_http_keepalive_round_trip_is_fast(main_tree: Any) -> None:
     """Round trips on one kept-alive connection (the way every HTTP client talks) stay well under 20 ms."""
     with http_server(main_tree.args) as server:

@@ -54,9 +54,11 @@ pub(crate) fn canonical(uri: &str) -> Result<String, UriError> {
         return Err(UriError::NotSkill);
     }
     let (name, path) = rest.split_once('/').ok_or(UriError::NotSkill)?;
+    // The name is only ever a lookup key among the skills served, never a
+    // path: any name a skill can have (`a/b`, `..`) reads back as itself.
     let name = decode(name)?;
-    if name.is_empty() || name == b"." || name == b".." || name.iter().any(|b| matches!(b, b'/' | b'\\' | 0)) {
-        return Err(UriError::OutsideSkill);
+    if name.is_empty() {
+        return Err(UriError::NotSkill);
     }
     let path = decode(path)?;
     if path.is_empty() {
@@ -110,6 +112,12 @@ mod tests {
             Ok("skill://alpha/references/guide.md")
         );
         assert_eq!(canonical("skill://%61lpha/%53KILL.md").as_deref(), Ok("skill://alpha/SKILL.md"));
+        // A name is a lookup key, not a path: odd names read back as the URIs they are listed under.
+        for (uri, name) in
+            [("skill://a%2Fb/SKILL.md", "a/b"), ("skill://../SKILL.md", ".."), ("skill://a%5Cb/SKILL.md", "a\\b")]
+        {
+            assert_eq!(canonical(uri), Ok(file_uri(&skill_base(name), b"SKILL.md")), "{uri}");
+        }
     }
 
     #[test]
@@ -128,9 +136,6 @@ mod tests {
             "skill://alpha/ok%00.md",
             "skill://alpha/ok\0.md",
             "skill://alpha/dir/",
-            "skill://../SKILL.md",
-            "skill://%2e%2e/SKILL.md",
-            "skill://a%2Fb/SKILL.md",
         ];
         for uri in outside {
             assert_eq!(canonical(uri), Err(UriError::OutsideSkill), "{uri}");
