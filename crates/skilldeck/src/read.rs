@@ -7,6 +7,8 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::OnceLock;
 
+use skilldeck_walk::Found;
+
 use crate::catalog::{Skip, SkipReason};
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
 use crate::skill::{Origin, Skill};
@@ -17,14 +19,15 @@ const FIRST_READ: usize = 8 * 1024;
 /// What a `SKILL.md` candidate became.
 pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
 
-/// Reads and parses the `SKILL.md` at `path` (a walked path below a root).
-pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+/// Reads and parses a `SKILL.md` the walk found (its directory still open).
+pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+    let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
     let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
-    if !regular {
+    if !found.file().regular {
         return Err(skip(SkipReason::Unreadable, "not a regular file".into()));
     }
-    let (bytes, complete) = match read_head(path, max_frontmatter) {
+    let (bytes, complete) = match found.open().and_then(|file| read_head(file, max_frontmatter)) {
         Ok(Some(read)) => read,
         Ok(None) => {
             let detail = format!("the frontmatter is larger than {max_frontmatter} bytes");
@@ -52,7 +55,7 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
     };
     let body = OnceLock::new();
     if complete {
-        let _ = body.set(String::from_utf8_lossy(&text[body_start..]).into_owned());
+        let _ = body.set(lossy(&text[body_start..]));
     }
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = head.name.unwrap_or_default();
@@ -72,8 +75,7 @@ pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode:
 /// Reads as much of the file as its frontmatter needs: `Some((bytes, whole
 /// file read))`, or `None` when the frontmatter is larger than
 /// `max_frontmatter` bytes (closed or not).
-fn read_head(path: &Path, max_frontmatter: usize) -> io::Result<Option<(Vec<u8>, bool)>> {
-    let mut file = File::open(path)?;
+fn read_head(mut file: File, max_frontmatter: usize) -> io::Result<Option<(Vec<u8>, bool)>> {
     let mut bytes = Vec::with_capacity(FIRST_READ);
     let mut want = FIRST_READ;
     loop {
@@ -96,7 +98,16 @@ pub(crate) fn body(path: &Path) -> io::Result<String> {
     let bytes = std::fs::read(path)?;
     let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     match frontmatter::fences(text) {
-        Fences::Closed { body_start, .. } => Ok(String::from_utf8_lossy(&text[body_start..]).into_owned()),
+        Fences::Closed { body_start, .. } => Ok(lossy(&text[body_start..])),
         _ => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{} no longer has a frontmatter", path.display()))),
+    }
+}
+
+/// `bytes` as text, invalid UTF-8 replaced. Checking with `from_utf8` first is
+/// several times faster than `from_utf8_lossy` on the usual, valid, text.
+fn lossy(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
