@@ -207,9 +207,10 @@ impl Walker {
     /// in parallel when there are enough of them to pay for the threads.
     pub fn files(&self, mut keep: impl FnMut(&OsStr) -> bool) -> Walk {
         let mut files = Vec::new();
-        let limit_hit = self.walk(
-            |_: &Listed<'_>| None::<()>,
-            |dir, name, regular, _| {
+        let (limit_hit, _) = self.walk(
+            |_| false,
+            |_| (),
+            |dir, name, regular| {
                 if keep(name) {
                     files.push(self.file(dir, name, regular));
                 }
@@ -252,34 +253,34 @@ impl Walker {
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Found<'_>) -> R + Sync,
     ) -> Visited<R> {
-        let mut files = Vec::new();
-        let limit_hit = self.walk(
-            |listed: &Listed<'_>| {
-                keep(listed.name).then(|| {
-                    let file = self.file(listed.dir, listed.name, listed.regular);
-                    let result = visit(&Found { file: &file, name: listed.name, open: listed.open });
-                    (file, result)
-                })
+        let (limit_hit, files) = self.walk(
+            keep,
+            |listed| {
+                let file = self.file(listed.dir, listed.name, listed.regular);
+                let result = visit(&Found { file: &file, name: listed.name, open: listed.open });
+                (file, result)
             },
-            |_, _, _, visited| files.extend(visited),
+            |_, _, _| {},
         );
         Visited { files, limit_hit }
     }
 
-    /// The walk itself: `in_worker` sees each file entry while its directory
-    /// is open; `in_order` then gets every file entry within the limits, in
-    /// walk order, with what `in_worker` returned.
+    /// The walk itself: workers `visit` each file entry that `keep` accepts
+    /// while its directory is open, and `in_order` gets every file entry
+    /// within the limits, in walk order. Returns the first limit hit and what
+    /// `visit` returned for the kept files within the limits, in walk order.
     fn walk<V: Send>(
         &self,
-        in_worker: impl Fn(&Listed<'_>) -> Option<V> + Sync,
-        mut in_order: impl FnMut(&Dir, &OsStr, bool, Option<V>),
-    ) -> Option<LimitHit> {
-        let mut limit_hit = None;
+        keep: impl Fn(&OsStr) -> bool + Sync,
+        visit: impl Fn(&Listed<'_>) -> V + Sync,
+        mut in_order: impl FnMut(&Dir, &OsStr, bool),
+    ) -> (Option<LimitHit>, Vec<V>) {
+        let (mut limit_hit, mut results) = (None, Vec::new());
         if !self.root.is_dir() {
-            return limit_hit;
+            return (limit_hit, results);
         }
         let Ok(root) = sys::Root::open(&self.root) else {
-            return limit_hit;
+            return (limit_hit, results);
         };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
         let real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
@@ -291,21 +292,25 @@ impl Walker {
                 limit_hit.get_or_insert(LimitHit::Dirs(self.limits.max_dirs));
             }
             dirs += level.len();
-            let listings = parallel_map(&level, |dir| self.list(&root, dir, &in_worker));
+            let listings = parallel_map(&level, |dir| self.list(&root, dir, &keep, &visit));
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             let mut next = Vec::new();
+            results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
             for (dir, listing) in level.iter().zip(listings) {
                 let mut visited = listing.visited.into_iter();
                 for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
                         limit_hit.get_or_insert(LimitHit::Entries(self.limits.max_entries));
-                        return limit_hit;
+                        return (limit_hit, results);
                     }
                     match entry {
                         Entry::File { name, regular, kept } => {
-                            in_order(dir, &name, regular, if kept { visited.next() } else { None });
+                            if kept {
+                                results.extend(visited.next());
+                            }
+                            in_order(dir, &name, regular);
                         }
                         Entry::Passed => {}
                         Entry::TooDeep => {
@@ -322,31 +327,39 @@ impl Walker {
             }
             level = next;
         }
-        limit_hit
+        (limit_hit, results)
     }
 
     /// The entries of one directory, sorted by name, with links resolved,
-    /// the directories to enter made, and `in_worker` run on each file.
-    fn list<V>(&self, root: &sys::Root, dir: &Dir, in_worker: impl Fn(&Listed<'_>) -> Option<V>) -> Listing<V> {
-        let mut listing = Listing { entries: Vec::new(), visited: Vec::new() };
+    /// the directories to enter made, and the kept files visited.
+    fn list<V>(
+        &self,
+        root: &sys::Root,
+        dir: &Dir,
+        keep: impl Fn(&OsStr) -> bool,
+        visit: impl Fn(&Listed<'_>) -> V,
+    ) -> Listing<V> {
         let Ok(open) = root.open_dir(&dir.rel) else {
-            return listing;
+            return Listing { entries: Vec::new(), visited: Vec::new() };
         };
         let mut found = Vec::new();
         open.entries(|name, kind| {
             if let Some(kind) = self.kind(&open, dir, name, kind) {
-                found.push((name.to_owned(), kind));
+                let kept = matches!(kind, Kind::File { .. }) && keep(name);
+                found.push((name.to_owned(), kind, kept));
             }
         });
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // Sized exactly: results can be large, and most directories keep one file.
+        let mut visited = Vec::with_capacity(found.iter().filter(|(_, _, kept)| *kept).count());
         let depth = dir.depth + 1;
-        listing.entries = found
+        let entries = found
             .into_iter()
-            .map(|(name, kind)| match kind {
+            .map(|(name, kind, kept)| match kind {
                 Kind::File { regular } => {
-                    let visited = in_worker(&Listed { dir, name: &name, regular, open: &open });
-                    let kept = visited.is_some();
-                    listing.visited.extend(visited);
+                    if kept {
+                        visited.push(visit(&Listed { dir, name: &name, regular, open: &open }));
+                    }
                     Entry::File { name, regular, kept }
                 }
                 _ if self.skip_dirs.contains(&name) => Entry::Passed,
@@ -359,7 +372,7 @@ impl Walker {
                 }
             })
             .collect();
-        listing
+        Listing { entries, visited }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or

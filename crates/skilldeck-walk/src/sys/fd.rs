@@ -6,6 +6,7 @@
 //! open instead of a whole absolute path, and no directory costs an `fstat`
 //! (as `opendir` does).
 
+use std::cell::RefCell;
 use std::ffi::OsStr;
 use std::fs;
 use std::io;
@@ -20,6 +21,11 @@ use super::Type;
 /// Bytes of directory entries fetched per `getdents64`: a small directory
 /// takes one call (and the call that says it is done).
 const LIST_BUF: usize = 16 * 1024;
+
+thread_local! {
+    /// Each thread lists into one buffer, not a fresh one per directory.
+    static BUFFER: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(LIST_BUF));
+}
 
 /// The root of a walk, held open for the whole walk.
 pub(crate) struct Root(OwnedFd);
@@ -44,14 +50,15 @@ impl OpenDir {
     /// Calls `f` with the name and type of each entry but `.` and `..`, in the
     /// file system's order. A read error ends the listing.
     pub(crate) fn entries(&self, mut f: impl FnMut(&OsStr, Type)) {
-        let mut buf: Vec<u8> = Vec::with_capacity(LIST_BUF);
-        let mut dir = RawDir::new(&self.0, buf.spare_capacity_mut());
-        while let Some(Ok(entry)) = dir.next() {
-            let name = entry.file_name().to_bytes();
-            if name != b"." && name != b".." {
-                f(OsStr::from_bytes(name), kind(entry.file_type()));
+        BUFFER.with_borrow_mut(|buf| {
+            let mut dir = RawDir::new(&self.0, buf.spare_capacity_mut());
+            while let Some(Ok(entry)) = dir.next() {
+                let name = entry.file_name().to_bytes();
+                if name != b"." && name != b".." {
+                    f(OsStr::from_bytes(name), kind(entry.file_type()));
+                }
             }
-        }
+        });
     }
 
     /// The type of entry `name`, through a link when `follow`.
