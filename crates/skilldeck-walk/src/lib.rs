@@ -207,15 +207,12 @@ impl Walker {
     /// in parallel when there are enough of them to pay for the threads.
     pub fn files(&self, mut keep: impl FnMut(&OsStr) -> bool) -> Walk {
         let mut files = Vec::new();
-        let (limit_hit, _) = self.walk(
-            |_| false,
-            |_| (),
-            |dir, name, regular| {
-                if keep(name) {
-                    files.push(self.file(dir, name, regular));
-                }
-            },
-        );
+        let mut in_order = |dir: &Dir, name: &OsStr, regular| {
+            if keep(name) {
+                files.push(self.file(dir, name, regular));
+            }
+        };
+        let (limit_hit, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
         Walk { files, limit_hit }
     }
 
@@ -260,20 +257,21 @@ impl Walker {
                 let result = visit(&Found { file: &file, name: listed.name, open: listed.open });
                 (file, result)
             },
-            |_, _, _| {},
+            None,
         );
         Visited { files, limit_hit }
     }
 
     /// The walk itself: workers `visit` each file entry that `keep` accepts
-    /// while its directory is open, and `in_order` gets every file entry
-    /// within the limits, in walk order. Returns the first limit hit and what
-    /// `visit` returned for the kept files within the limits, in walk order.
+    /// while its directory is open, and `in_order`, if any, gets every file
+    /// entry within the limits, in walk order. Returns the first limit hit and
+    /// what `visit` returned for the kept files within the limits, in walk
+    /// order.
     fn walk<V: Send>(
         &self,
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Listed<'_>) -> V + Sync,
-        mut in_order: impl FnMut(&Dir, &OsStr, bool),
+        mut in_order: Option<InOrder<'_>>,
     ) -> (Option<LimitHit>, Vec<V>) {
         let (mut limit_hit, mut results) = (None, Vec::new());
         if !self.root.is_dir() {
@@ -292,7 +290,8 @@ impl Walker {
                 limit_hit.get_or_insert(LimitHit::Dirs(self.limits.max_dirs));
             }
             dirs += level.len();
-            let listings = parallel_map(&level, |dir| self.list(&root, dir, &keep, &visit));
+            let names = in_order.is_some();
+            let listings = parallel_map(&level, |dir| self.list(&root, dir, &keep, &visit, names));
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             let mut next = Vec::new();
@@ -310,7 +309,9 @@ impl Walker {
                             if kept {
                                 results.extend(visited.next());
                             }
-                            in_order(dir, &name, regular);
+                            if let (Some(in_order), Some(name)) = (in_order.as_mut(), name) {
+                                in_order(dir, &name, regular);
+                            }
                         }
                         Entry::Passed => {}
                         Entry::TooDeep => {
@@ -338,6 +339,7 @@ impl Walker {
         dir: &Dir,
         keep: impl Fn(&OsStr) -> bool,
         visit: impl Fn(&Listed<'_>) -> V,
+        names: bool,
     ) -> Listing<V> {
         let Ok(open) = root.open_dir(&dir.rel) else {
             return Listing { entries: Vec::new(), visited: Vec::new() };
@@ -360,7 +362,7 @@ impl Walker {
                     if kept {
                         visited.push(visit(&Listed { dir, name: &name, regular, open: &open }));
                     }
-                    Entry::File { name, regular, kept }
+                    Entry::File { name: names.then_some(name), regular, kept }
                 }
                 _ if self.skip_dirs.contains(&name) => Entry::Passed,
                 _ if depth > self.limits.max_depth => Entry::TooDeep,
@@ -448,6 +450,9 @@ pub struct Visited<R> {
     pub limit_hit: Option<LimitHit>,
 }
 
+/// What a walk that looks at file names does with each, in walk order.
+type InOrder<'a> = &'a mut dyn FnMut(&Dir, &OsStr, bool);
+
 /// A file entry as a worker sees it, its directory open.
 struct Listed<'a> {
     dir: &'a Dir,
@@ -493,8 +498,9 @@ struct Listing<V> {
 
 /// One listed entry, decided as far as walk order allows.
 enum Entry {
-    /// A file; `kept` when the worker made something of it.
-    File { name: OsString, regular: bool, kept: bool },
+    /// A file; `kept` when the worker visited it. The name is kept only for
+    /// a walk that looks at names in order.
+    File { name: Option<OsString>, regular: bool, kept: bool },
     /// A directory to enter.
     Dir(Dir),
     /// A directory reached through a link: entered if no earlier link led there.

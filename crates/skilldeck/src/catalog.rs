@@ -425,6 +425,7 @@ impl CatalogBuilder {
         }
         // The order that decides which duplicate wins: depth, then code point.
         walk.files.sort_by(|(a, _), (b, _)| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
+        assembly.skills.reserve(walk.files.len());
         for (_, outcome) in walk.files {
             match outcome {
                 Ok((skill, recovered)) => {
