@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skilldeck::{Catalog, Filter, FrontmatterMode, SkillDef, SkillTool, Symlinks, render};
+use skilldeck::{Catalog, Filter, FrontmatterMode, Skill, SkillDef, SkillTool, Symlinks, render};
 
 /// Find, catalog and serve Agent Skills.
 #[derive(Parser, Debug)]
@@ -108,7 +108,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         print_json(&json!([shaped]))?;
         return Ok(ExitCode::SUCCESS);
     }
-    let catalog = build_catalog(&cli.sources)?;
+    // Never dropped: the process ends after this command, and freeing every
+    // skill one by one costs more than the rest of a large list.
+    let catalog = std::mem::ManuallyDrop::new(build_catalog(&cli.sources)?);
     for warning in catalog.warnings() {
         eprintln!("warning: {warning}");
     }
@@ -218,10 +220,22 @@ fn list_json(catalog: &Catalog) -> Value {
 
 fn list_table(catalog: &Catalog) -> String {
     let width = catalog.skills().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
-    let mut out = format!("{:<width$}  {:<7}  DESCRIPTION\n", "NAME", "ORIGIN");
+    // Sized up front: a large catalog would otherwise regrow the string many times.
+    let size: usize = catalog.skills().map(|s| width + 12 + s.name().len() + first_line(s).len()).sum();
+    let mut out = String::with_capacity(size + 64);
+    // Padded by hand: `{:<width$}` pads one character at a time, and this
+    // loop runs once per skill.
+    let mut row = |name: &str, origin: &str, description: &str| {
+        for (cell, width) in [(name, width), (origin, 7)] {
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', width.saturating_sub(cell.chars().count()) + 2));
+        }
+        out.push_str(description);
+        out.push('\n');
+    };
+    row("NAME", "ORIGIN", "DESCRIPTION");
     for skill in catalog.skills() {
-        let description = skill.description().unwrap_or("-").lines().next().unwrap_or("");
-        out.push_str(&format!("{:<width$}  {:<7}  {description}\n", skill.name(), skill.origin().kind()));
+        row(skill.name(), skill.origin().kind(), first_line(skill));
     }
     if !catalog.skips().is_empty() {
         out.push_str("\nskipped:\n");
@@ -234,6 +248,11 @@ fn list_table(catalog: &Catalog) -> String {
         out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
     }
     out
+}
+
+/// The first line of a skill's description, `-` without one.
+fn first_line(skill: &Skill) -> &str {
+    skill.description().unwrap_or("-").lines().next().unwrap_or("")
 }
 
 fn print_json(value: &Value) -> anyhow::Result<()> {
