@@ -283,21 +283,34 @@ impl Walker {
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
         let real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         let mut level = vec![Dir { rel: PathBuf::new(), depth: 0, real, exits: None }];
+        // The listings made ahead of time, one per directory of `level`.
+        let mut ahead: Vec<Option<Listing<V>>> = vec![None];
         let (mut dirs, mut entries) = (0usize, 0usize);
+        let names = in_order.is_some();
         while !level.is_empty() {
             if dirs + level.len() > self.limits.max_dirs {
                 level.truncate(self.limits.max_dirs - dirs);
+                ahead.truncate(level.len());
                 limit_hit.get_or_insert(LimitHit::Dirs(self.limits.max_dirs));
             }
             dirs += level.len();
-            let names = in_order.is_some();
-            let listings = parallel_map(&level, |dir| self.list(&root, dir, &keep, &visit, names));
+            let todo: Vec<&Dir> = level.iter().zip(&ahead).filter(|(_, a)| a.is_none()).map(|(d, _)| d).collect();
+            let mut listed = parallel_map(&todo, |dir| {
+                let open = root.open_dir(&dir.rel);
+                self.list(open, dir, &keep, &visit, names, true)
+            })
+            .into_iter();
+            let listings: Vec<Listing<V>> =
+                ahead.into_iter().map(|a| a.or_else(|| listed.next()).unwrap_or_default()).collect();
+            // Sized exactly: the levels of a large tree are large.
+            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir(_))).count();
+            let (mut next, mut next_ahead) = (Vec::with_capacity(subdirs), Vec::with_capacity(subdirs));
+            results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
-            let mut next = Vec::new();
-            results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
             for (dir, listing) in level.iter().zip(listings) {
                 let mut visited = listing.visited.into_iter();
+                let mut dir_ahead = listing.ahead.into_iter();
                 for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
@@ -317,32 +330,45 @@ impl Walker {
                         Entry::TooDeep => {
                             limit_hit.get_or_insert(LimitHit::Depth(self.limits.max_depth));
                         }
-                        Entry::Dir(child) => next.push(child),
+                        Entry::Dir(child) => {
+                            next.push(child);
+                            next_ahead.push(dir_ahead.next());
+                        }
                         Entry::LinkedDir(child) => {
                             if seen_links.insert(child.real.clone()) {
                                 next.push(child);
+                                next_ahead.push(None);
                             }
                         }
                     }
                 }
             }
-            level = next;
+            (level, ahead) = (next, next_ahead);
         }
         (limit_hit, results)
     }
 
-    /// The entries of one directory, sorted by name, with links resolved,
-    /// the directories to enter made, and the kept files visited.
+    /// The entries of the open directory `dir`, sorted by name, with links
+    /// resolved, the directories to enter made, and the kept files visited.
+    ///
+    /// With `ahead`, a directory with only a few subdirectories lists them too,
+    /// while it is open: they are opened by name relative to it rather than
+    /// by a longer path from the root, and the next level has less left to
+    /// do. The usual skill directory (`scripts/`, `references/`) is such.
     fn list<V>(
         &self,
-        root: &sys::Root,
+        open: io::Result<sys::OpenDir>,
         dir: &Dir,
-        keep: impl Fn(&OsStr) -> bool,
-        visit: impl Fn(&Listed<'_>) -> V,
+        keep: &impl Fn(&OsStr) -> bool,
+        visit: &impl Fn(&Listed<'_>) -> V,
         names: bool,
+        ahead: bool,
     ) -> Listing<V> {
-        let Ok(open) = root.open_dir(&dir.rel) else {
-            return Listing { entries: Vec::new(), visited: Vec::new() };
+        /// At most this many subdirectories are listed ahead: a bound on the
+        /// work a limit can make useless, and wide levels stay parallel.
+        const AHEAD_MAX: usize = 8;
+        let Ok(open) = open else {
+            return Listing::default();
         };
         let mut found = Vec::new();
         open.entries(|name, kind| {
@@ -355,7 +381,7 @@ impl Walker {
         // Sized exactly: results can be large, and most directories keep one file.
         let mut visited = Vec::with_capacity(found.iter().filter(|(_, _, kept)| *kept).count());
         let depth = dir.depth + 1;
-        let entries = found
+        let entries: Vec<Entry> = found
             .into_iter()
             .map(|(name, kind, kept)| match kind {
                 Kind::File { regular } => {
@@ -374,7 +400,18 @@ impl Walker {
                 }
             })
             .collect();
-        Listing { entries, visited }
+        let subdirs = || entries.iter().filter_map(|e| if let Entry::Dir(child) = e { Some(child) } else { None });
+        let ahead = if ahead && subdirs().count() <= AHEAD_MAX {
+            subdirs()
+                .map(|child| {
+                    let name = child.rel.file_name().unwrap_or_default();
+                    self.list(open.open_dir(name), child, keep, visit, names, false)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Listing { entries, visited, ahead }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
@@ -494,6 +531,15 @@ struct Listing<V> {
     entries: Vec<Entry>,
     /// What the worker made of the kept files, in entry order.
     visited: Vec<V>,
+    /// Empty, or the listing of each [`Entry::Dir`], in entry order, made
+    /// while this directory was open.
+    ahead: Vec<Listing<V>>,
+}
+
+impl<V> Default for Listing<V> {
+    fn default() -> Self {
+        Listing { entries: Vec::new(), visited: Vec::new(), ahead: Vec::new() }
+    }
 }
 
 /// One listed entry, decided as far as walk order allows.

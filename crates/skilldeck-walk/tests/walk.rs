@@ -600,3 +600,37 @@ fn parallel_map_keeps_order_with_uneven_work() {
     assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
     assert!(skilldeck_walk::parallel_map(&[] as &[u64], |&n| n).is_empty());
 }
+
+#[test]
+fn few_and_many_subdirectories_walk_the_same_order() {
+    // `few` has three subdirectories (listed ahead while it is open), `many`
+    // twelve (listed on their own level); links and a depth limit cross both.
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    for i in 0..3 {
+        write(root, &format!("few/s{i}/SKILL.md"), "");
+        write(root, &format!("few/s{i}/deep/SKILL.md"), "");
+    }
+    for i in 0..12 {
+        write(root, &format!("many/s{i:02}/SKILL.md"), "");
+    }
+    link("../../few/s1", root, "many/s00/to-few-s1");
+    link("../../many", root, "few/s2/to-many");
+    let walk = walk_all(&Walker::new(root));
+    let mut expected: Vec<String> = Vec::new();
+    expected.extend((0..3).map(|i| format!("few/s{i}/SKILL.md")));
+    expected.extend((0..12).map(|i| format!("many/s{i:02}/SKILL.md")));
+    expected.extend((0..3).map(|i| format!("few/s{i}/deep/SKILL.md")));
+    expected.push("many/s00/to-few-s1/SKILL.md".to_owned());
+    // Through the link to `many`, whose own link to `few/s1` was taken already.
+    expected.extend((0..12).map(|i| format!("few/s2/to-many/s{i:02}/SKILL.md")));
+    expected.push("many/s00/to-few-s1/deep/SKILL.md".to_owned());
+    assert_eq!(rels(&walk), expected);
+    for depth in 1..4 {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(depth, 1000, 1000)));
+    }
+    for dirs in [3, 5, 8, 17, 20] {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(64, dirs, 1000)));
+    }
+    assert_visit_matches_files(&Walker::new(root));
+}

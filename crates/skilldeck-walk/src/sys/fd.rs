@@ -61,6 +61,11 @@ impl OpenDir {
         });
     }
 
+    /// Opens subdirectory `name` of this directory.
+    pub(crate) fn open_dir(&self, name: &OsStr) -> io::Result<OpenDir> {
+        Ok(OpenDir(openat(&self.0, name, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?))
+    }
+
     /// The type of entry `name`, through a link when `follow`.
     pub(crate) fn stat(&self, name: &OsStr, follow: bool) -> io::Result<Type> {
         let flags = if follow { AtFlags::empty() } else { AtFlags::SYMLINK_NOFOLLOW };

@@ -37,6 +37,11 @@ impl OpenDir {
         }
     }
 
+    /// Subdirectory `name` of this directory.
+    pub(crate) fn open_dir(&self, name: &OsStr) -> io::Result<OpenDir> {
+        Ok(OpenDir(self.0.join(name)))
+    }
+
     /// The type of entry `name`, through a link when `follow`.
     pub(crate) fn stat(&self, name: &OsStr, follow: bool) -> io::Result<Type> {
         let path = self.0.join(name);
