@@ -8,8 +8,9 @@
 //! so in [`Walk::limit_hit`] rather than cutting silently. Entries it cannot read
 //! (a dangling link, a directory without permission) are passed over.
 //!
-//! Two walks use it: skill discovery (files named `SKILL.md`) and sibling
-//! sampling (every other file of a skill directory). It knows nothing of skills.
+//! Two walks use it: skill discovery (files named `SKILL.md`, each read on the
+//! walker thread that found it, through [`Walker::visit`]) and sibling sampling
+//! (every other file of a skill directory). It knows nothing of skills.
 //!
 //! # Example
 //!
