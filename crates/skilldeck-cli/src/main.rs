@@ -323,7 +323,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
         command => {
-            let catalog = builder.build()?;
+            // Never dropped: the process ends after this command, and freeing every
+            // skill one by one costs more than the rest of a large list.
+            let catalog = std::mem::ManuallyDrop::new(builder.build()?);
             for warning in catalog.warnings() {
                 eprintln!("warning: {warning}");
             }
@@ -550,21 +552,41 @@ fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
     })
 }
 
+/// The first line of a description, `-` without one: what a table shows.
+fn first_line(skill: &skilldeck::Skill) -> &str {
+    skill.description().unwrap_or("-").lines().next().unwrap_or("")
+}
+
 fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
     let skills: Vec<&skilldeck::Skill> = match view {
         Some(view) => view.all().to_vec(),
         None => catalog.skills().collect(),
     };
     let width = skills.iter().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
-    let mut out = match view {
-        Some(_) => format!("{:<width$}  {:<7}  {:<11}  DESCRIPTION\n", "NAME", "ORIGIN", "MODE"),
-        None => format!("{:<width$}  {:<7}  DESCRIPTION\n", "NAME", "ORIGIN"),
+    // Sized up front: a large catalog would otherwise regrow the string many times.
+    let size: usize = skills.iter().map(|s| width + 25 + s.name().len() + first_line(s).len()).sum();
+    let mut out = String::with_capacity(size + 64);
+    // Padded by hand: `{:<width$}` pads one character at a time, and this
+    // runs once per skill.
+    let mut row = |cells: &[(&str, usize)], description: &str| {
+        for &(cell, width) in cells {
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', width.saturating_sub(cell.chars().count()) + 2));
+        }
+        out.push_str(description);
+        out.push('\n');
     };
     let mode = view.map(modes);
+    match mode {
+        Some(_) => row(&[("NAME", width), ("ORIGIN", 7), ("MODE", 11)], "DESCRIPTION"),
+        None => row(&[("NAME", width), ("ORIGIN", 7)], "DESCRIPTION"),
+    }
     for skill in skills {
-        let description = skill.description().unwrap_or("-").lines().next().unwrap_or("");
-        let mode = mode.as_ref().map(|m| format!("{:<11}  ", m(skill.name()))).unwrap_or_default();
-        out.push_str(&format!("{:<width$}  {:<7}  {mode}{description}\n", skill.name(), skill.origin().kind()));
+        let (name, origin) = ((skill.name(), width), (skill.origin().kind(), 7));
+        match &mode {
+            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], first_line(skill)),
+            None => row(&[name, origin], first_line(skill)),
+        }
     }
     if !catalog.skips().is_empty() {
         out.push_str("\nskipped:\n");

@@ -8,8 +8,9 @@
 //! so in [`Walk::limit_hit`] rather than cutting silently. Entries it cannot read
 //! (a dangling link, a directory without permission) are passed over.
 //!
-//! Two walks use it: skill discovery (files named `SKILL.md`) and sibling
-//! sampling (every other file of a skill directory). It knows nothing of skills.
+//! Two walks use it: skill discovery (files named `SKILL.md`, each read on the
+//! walker thread that found it, through [`Walker::visit`]) and sibling sampling
+//! (every other file of a skill directory). It knows nothing of skills.
 //!
 //! # Example
 //!
@@ -33,8 +34,36 @@ use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
+use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use sys::Type;
+
+/// How directories are opened and read: through descriptors where the
+/// platform has the calls, by path elsewhere.
+mod sys {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[path = "fd.rs"]
+    mod imp;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    #[path = "path.rs"]
+    mod imp;
+    pub(crate) use imp::{OpenDir, Root};
+
+    /// What a listing says an entry is.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Type {
+        Dir,
+        Regular,
+        Symlink,
+        /// A FIFO, socket or device.
+        Other,
+        /// Not said: ask the file system.
+        Unknown,
+    }
+}
 
 /// Whether symbolic links are followed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -178,128 +207,363 @@ impl Walker {
     /// The walk goes level by level; the directories of one level are listed
     /// in parallel when there are enough of them to pay for the threads.
     pub fn files(&self, mut keep: impl FnMut(&OsStr) -> bool) -> Walk {
-        let mut walk = Walk::default();
+        let mut files = Vec::new();
+        let mut in_order = |dir: &Dir, name: &OsStr, regular| {
+            if keep(name) {
+                files.push(self.file(dir, name, regular));
+            }
+        };
+        let (limit_hit, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
+        Walk { files, limit_hit }
+    }
+
+    /// Walks the tree like [`Walker::files`], and calls `visit` on each kept
+    /// file while its directory is open, on the thread that listed it: the
+    /// listing and the work on its files are one parallel pass, and
+    /// [`Found::open`] opens the file without looking its path up again.
+    ///
+    /// Results come in walk order, each with its file. `keep` and `visit`
+    /// run on worker threads in no fixed order; a file past a limit may be
+    /// visited and its result dropped.
+    ///
+    /// ```
+    /// use std::io::Read;
+    /// use skilldeck_walk::Walker;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("b"))?;
+    /// std::fs::write(dir.path().join("b/SKILL.md"), "hello")?;
+    ///
+    /// let visited = Walker::new(dir.path()).visit(
+    ///     |name| name == "SKILL.md",
+    ///     |found| {
+    ///         let mut text = String::new();
+    ///         found.open()?.read_to_string(&mut text)?;
+    ///         Ok::<_, std::io::Error>(text)
+    ///     },
+    /// );
+    /// let (file, text) = &visited.files[0];
+    /// assert_eq!((file.rel_path().as_str(), text.as_deref().ok()), ("b/SKILL.md", Some("hello")));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn visit<R: Send>(
+        &self,
+        keep: impl Fn(&OsStr) -> bool + Sync,
+        visit: impl Fn(&Found<'_>) -> R + Sync,
+    ) -> Visited<R> {
+        let (limit_hit, files) = self.walk(
+            keep,
+            |listed| {
+                let file = self.file(listed.dir, listed.name, listed.regular);
+                let result = visit(&Found { file: &file, name: listed.name, open: listed.open });
+                (file, result)
+            },
+            None,
+        );
+        Visited { files, limit_hit }
+    }
+
+    /// The walk itself: workers `visit` each file entry that `keep` accepts
+    /// while its directory is open, and `in_order`, if any, gets every file
+    /// entry within the limits, in walk order. Returns the first limit hit and
+    /// what `visit` returned for the kept files within the limits, in walk
+    /// order.
+    fn walk<V: Send>(
+        &self,
+        keep: impl Fn(&OsStr) -> bool + Sync,
+        visit: impl Fn(&Listed<'_>) -> V + Sync,
+        mut in_order: Option<InOrder<'_>>,
+    ) -> (Option<LimitHit>, Vec<V>) {
+        let (mut limit_hit, mut results) = (None, Vec::new());
         if !self.root.is_dir() {
-            return walk;
+            return (limit_hit, results);
         }
+        let Ok(root) = sys::Root::open(&self.root) else {
+            return (limit_hit, results);
+        };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
         let real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
-        let root = Dir { path: self.root.clone(), rel: PathBuf::new(), depth: 0, real, exits: Arc::default() };
-        let mut level = vec![root];
+        let mut level = vec![Dir { rel: PathBuf::new(), depth: 0, real, exits: None }];
+        // The listings made ahead of time, one per directory of `level`.
+        let mut ahead: Vec<Option<Listing<V>>> = vec![None];
         let (mut dirs, mut entries) = (0usize, 0usize);
+        let names = in_order.is_some();
         while !level.is_empty() {
             if dirs + level.len() > self.limits.max_dirs {
                 level.truncate(self.limits.max_dirs - dirs);
-                walk.limit_hit.get_or_insert(LimitHit::Dirs(self.limits.max_dirs));
+                ahead.truncate(level.len());
+                limit_hit.get_or_insert(LimitHit::Dirs(self.limits.max_dirs));
             }
             dirs += level.len();
-            let listings = parallel_map(&level, |dir| self.list(dir));
-            let mut next = Vec::new();
+            let todo: Vec<&Dir> = level.iter().zip(&ahead).filter(|(_, a)| a.is_none()).map(|(d, _)| d).collect();
+            let mut listed = parallel_map(&todo, |dir| {
+                let open = root.open_dir(&dir.rel);
+                self.list(open, dir, &keep, &visit, names, true)
+            })
+            .into_iter();
+            let listings: Vec<Listing<V>> =
+                ahead.into_iter().map(|a| a.or_else(|| listed.next()).unwrap_or_default()).collect();
+            // Sized exactly: the levels of a large tree are large.
+            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir(_))).count();
+            let (mut next, mut next_ahead) = (Vec::with_capacity(subdirs), Vec::with_capacity(subdirs));
+            results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
+            // Only what depends on walk order is left for this pass: the
+            // limits, and which link to a directory is taken first.
             for (dir, listing) in level.iter().zip(listings) {
-                for entry in listing {
+                let mut visited = listing.visited.into_iter();
+                let mut dir_ahead = listing.ahead.into_iter();
+                for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
-                        walk.limit_hit.get_or_insert(LimitHit::Entries(self.limits.max_entries));
-                        return walk;
+                        limit_hit.get_or_insert(LimitHit::Entries(self.limits.max_entries));
+                        return (limit_hit, results);
                     }
-                    let depth = dir.depth + 1;
-                    match entry.kind {
-                        Kind::File { regular } => {
-                            if keep(&entry.name) {
-                                let (path, rel) = (dir.path.join(&entry.name), dir.rel.join(&entry.name));
-                                walk.files.push(File { path, depth, regular, rel });
+                    match entry {
+                        Entry::File { name, regular, kept } => {
+                            if kept {
+                                results.extend(visited.next());
+                            }
+                            if let (Some(in_order), Some(name)) = (in_order.as_mut(), name) {
+                                in_order(dir, &name, regular);
                             }
                         }
-                        _ if self.skip_dirs.contains(&entry.name) => {}
-                        _ if depth > self.limits.max_depth => {
-                            walk.limit_hit.get_or_insert(LimitHit::Depth(self.limits.max_depth));
+                        Entry::Passed => {}
+                        Entry::TooDeep => {
+                            limit_hit.get_or_insert(LimitHit::Depth(self.limits.max_depth));
                         }
-                        Kind::LinkLoop => {}
-                        Kind::LinkedDir { ref target } if !seen_links.insert(target.clone()) => {}
-                        Kind::Dir => next.push(dir.child(&entry.name, dir.real.join(&entry.name), dir.exits.clone())),
-                        Kind::LinkedDir { target } => {
-                            let exits = dir.exits.iter().cloned().chain([dir.real.clone()]).collect();
-                            next.push(dir.child(&entry.name, target, exits));
+                        Entry::Dir(child) => {
+                            next.push(child);
+                            next_ahead.push(dir_ahead.next());
+                        }
+                        Entry::LinkedDir(child) => {
+                            if seen_links.insert(child.real.clone()) {
+                                next.push(child);
+                                next_ahead.push(None);
+                            }
                         }
                     }
                 }
             }
-            level = next;
+            (level, ahead) = (next, next_ahead);
         }
-        walk
+        (limit_hit, results)
     }
 
-    /// The entries of one directory, sorted by name, with links resolved.
-    fn list(&self, dir: &Dir) -> Vec<Entry> {
-        let Ok(listing) = fs::read_dir(&dir.path) else {
-            return Vec::new();
+    /// The entries of the open directory `dir`, sorted by name, with links
+    /// resolved, the directories to enter made, and the kept files visited.
+    ///
+    /// With `ahead`, a directory with only a few subdirectories lists them too,
+    /// while it is open: they are opened by name relative to it rather than
+    /// by a longer path from the root, and the next level has less left to
+    /// do. The usual skill directory (`scripts/`, `references/`) is such.
+    fn list<V>(
+        &self,
+        open: io::Result<sys::OpenDir>,
+        dir: &Dir,
+        keep: &impl Fn(&OsStr) -> bool,
+        visit: &impl Fn(&Listed<'_>) -> V,
+        names: bool,
+        ahead: bool,
+    ) -> Listing<V> {
+        /// At most this many subdirectories are listed ahead: a bound on the
+        /// work a limit can make useless, and wide levels stay parallel.
+        const AHEAD_MAX: usize = 8;
+        let Ok(open) = open else {
+            return Listing::default();
         };
-        let mut entries: Vec<Entry> = listing
-            .filter_map(Result::ok)
-            .filter_map(|entry| {
-                let kind = self.kind(dir, &entry)?;
-                Some(Entry { name: entry.file_name(), kind })
+        let mut found = Vec::new();
+        open.entries(|name, kind| {
+            if let Some(kind) = self.kind(&open, dir, name, kind) {
+                let kept = matches!(kind, Kind::File { .. }) && keep(name);
+                found.push((name.to_owned(), kind, kept));
+            }
+        });
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // Sized exactly: results can be large, and most directories keep one file.
+        let mut visited = Vec::with_capacity(found.iter().filter(|(_, _, kept)| *kept).count());
+        let depth = dir.depth + 1;
+        let entries: Vec<Entry> = found
+            .into_iter()
+            .map(|(name, kind, kept)| match kind {
+                Kind::File { regular } => {
+                    if kept {
+                        visited.push(visit(&Listed { dir, name: &name, regular, open: &open }));
+                    }
+                    Entry::File { name: names.then_some(name), regular, kept }
+                }
+                _ if self.skip_dirs.contains(&name) => Entry::Passed,
+                _ if depth > self.limits.max_depth => Entry::TooDeep,
+                Kind::LinkLoop => Entry::Passed,
+                Kind::Dir => Entry::Dir(dir.child(&name, dir.real.join(&name), dir.exits.clone())),
+                Kind::LinkedDir { target } => {
+                    let exits = dir.exits.iter().flat_map(|e| e.iter()).cloned().chain([dir.real.clone()]).collect();
+                    Entry::LinkedDir(dir.child(&name, target, Some(exits)))
+                }
             })
             .collect();
-        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        entries
+        let subdirs = || entries.iter().filter_map(|e| if let Entry::Dir(child) = e { Some(child) } else { None });
+        let ahead = if ahead && subdirs().count() <= AHEAD_MAX {
+            subdirs()
+                .map(|child| {
+                    let name = child.rel.file_name().unwrap_or_default();
+                    self.list(open.open_dir(name), child, keep, visit, names, false)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Listing { entries, visited, ahead }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
     /// any link when links are skipped).
-    fn kind(&self, parent: &Dir, entry: &fs::DirEntry) -> Option<Kind> {
-        let file_type = entry.file_type().ok()?;
-        if !file_type.is_symlink() {
-            return Some(if file_type.is_dir() { Kind::Dir } else { Kind::File { regular: file_type.is_file() } });
+    fn kind(&self, open: &sys::OpenDir, parent: &Dir, name: &OsStr, kind: Type) -> Option<Kind> {
+        let kind = match kind {
+            Type::Unknown => open.stat(name, false).ok()?,
+            kind => kind,
+        };
+        match kind {
+            Type::Dir => return Some(Kind::Dir),
+            Type::Symlink if self.symlinks == Symlinks::Skip => return None,
+            Type::Symlink => {}
+            kind => return Some(Kind::File { regular: kind == Type::Regular }),
         }
-        if self.symlinks == Symlinks::Skip {
-            return None;
-        }
-        let meta = fs::metadata(entry.path()).ok()?;
-        if !meta.is_dir() {
-            return Some(Kind::File { regular: meta.is_file() });
+        match open.stat(name, true).ok()? {
+            Type::Dir => {}
+            kind => return Some(Kind::File { regular: kind == Type::Regular }),
         }
         // A link to a directory that holds any directory of the walked path
         // (an ancestor, the root, or a directory left through an earlier link)
         // leads back into the walk: a loop. Each other link target is entered
         // once per walk, so every walk ends.
-        let target = fs::canonicalize(entry.path()).ok()?;
-        let is_loop = parent.real.starts_with(&target) || parent.exits.iter().any(|exit| exit.starts_with(&target));
+        let target = fs::canonicalize(self.root.join(&parent.rel).join(name)).ok()?;
+        let is_loop = parent.real.starts_with(&target)
+            || parent.exits.iter().flat_map(|e| e.iter()).any(|exit| exit.starts_with(&target));
         Some(if is_loop { Kind::LinkLoop } else { Kind::LinkedDir { target } })
     }
+
+    /// The [`File`] for entry `name` of `dir`.
+    fn file(&self, dir: &Dir, name: &OsStr, regular: bool) -> File {
+        let rel = dir.rel.join(name);
+        File { path: self.root.join(&rel), depth: dir.depth + 1, regular, rel }
+    }
+}
+
+/// A kept file, as [`Walker::visit`] hands it over: its directory is open.
+pub struct Found<'a> {
+    file: &'a File,
+    name: &'a OsStr,
+    open: &'a sys::OpenDir,
+}
+
+impl Found<'_> {
+    /// The file, as [`Walker::files`] would report it.
+    pub fn file(&self) -> &File {
+        self.file
+    }
+
+    /// Opens the file for reading, relative to its open directory. Call it
+    /// only when [`File::regular`] is set: opening a FIFO blocks.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the open reports (the file may have gone since it was listed).
+    pub fn open(&self) -> io::Result<fs::File> {
+        self.open.open_file(self.name)
+    }
+}
+
+impl fmt::Debug for Found<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Found").field("file", &self.file).finish_non_exhaustive()
+    }
+}
+
+/// The result of [`Walker::visit`].
+#[derive(Clone, Debug)]
+pub struct Visited<R> {
+    /// Each kept file with what the visitor returned, in walk order.
+    pub files: Vec<(File, R)>,
+    /// The first limit that cut the walk, if any.
+    pub limit_hit: Option<LimitHit>,
+}
+
+/// What a walk that looks at file names does with each, in walk order.
+type InOrder<'a> = &'a mut dyn FnMut(&Dir, &OsStr, bool);
+
+/// A file entry as a worker sees it, its directory open.
+struct Listed<'a> {
+    dir: &'a Dir,
+    name: &'a OsStr,
+    regular: bool,
+    open: &'a sys::OpenDir,
 }
 
 /// A directory to list.
 struct Dir {
-    /// The walked path.
-    path: PathBuf,
     /// The walked path relative to the root.
     rel: PathBuf,
     depth: usize,
     /// The resolved path, derived without system calls below the last link.
     real: PathBuf,
     /// The resolved paths of the directories where the walk took a link to
-    /// get here: the rest of the walked path, for the loop guard.
-    exits: Arc<[PathBuf]>,
+    /// get here: the rest of the walked path, for the loop guard. `None`
+    /// until a link is taken, so most directories share nothing.
+    exits: Option<Arc<[PathBuf]>>,
 }
 
 impl Dir {
-    fn child(&self, name: &OsStr, real: PathBuf, exits: Arc<[PathBuf]>) -> Dir {
-        Dir { path: self.path.join(name), rel: self.rel.join(name), depth: self.depth + 1, real, exits }
+    fn child(&self, name: &OsStr, real: PathBuf, exits: Option<Arc<[PathBuf]>>) -> Dir {
+        Dir { rel: self.rel.join(name), depth: self.depth + 1, real, exits }
     }
 }
 
-/// One listed entry.
-struct Entry {
-    name: OsString,
-    kind: Kind,
-}
-
+/// What an entry is, as read from its directory.
+#[derive(Debug, PartialEq)]
 enum Kind {
     File { regular: bool },
     Dir,
     LinkedDir { target: PathBuf },
     LinkLoop,
+}
+
+/// A listed directory, as a worker hands it to the in-order pass.
+struct Listing<V> {
+    entries: Vec<Entry>,
+    /// What the worker made of the kept files, in entry order.
+    visited: Vec<V>,
+    /// Empty, or the listing of each [`Entry::Dir`], in entry order, made
+    /// while this directory was open.
+    ahead: Vec<Listing<V>>,
+}
+
+impl<V> Default for Listing<V> {
+    fn default() -> Self {
+        Listing { entries: Vec::new(), visited: Vec::new(), ahead: Vec::new() }
+    }
+}
+
+/// One listed entry, decided as far as walk order allows.
+enum Entry {
+    /// A file; `kept` when the worker visited it. The name is kept only for
+    /// a walk that looks at names in order.
+    File { name: Option<OsString>, regular: bool, kept: bool },
+    /// A directory to enter.
+    Dir(Dir),
+    /// A directory reached through a link: entered if no earlier link led there.
+    LinkedDir(Dir),
+    /// A directory deeper than the depth limit.
+    TooDeep,
+    /// A skipped directory or a link loop.
+    Passed,
+}
+
+/// The machine's parallelism, asked once: the question costs a system call
+/// (`sched_getaffinity`), and a server walks thousands of small skill
+/// directories.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Maps `items` to results in the same order, on as many threads as the
@@ -311,14 +575,69 @@ enum Kind {
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     /// Below this many items per thread, one thread is faster.
     const PER_THREAD_MIN: usize = 32;
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(items.len() / PER_THREAD_MIN).max(1);
-    if threads == 1 {
+    if items.len() < 2 * PER_THREAD_MIN {
         return items.iter().map(f).collect();
     }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>())).collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    })
+    let threads = cores().min(items.len() / PER_THREAD_MIN);
+    // Threads take small batches off a shared counter rather than one fixed
+    // share each, so a core that is busy elsewhere delays the whole map by
+    // at most one batch. The calling thread works too.
+    let batch = (items.len() / (threads * 16)).clamp(1, 64);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let start = next.fetch_add(batch, Ordering::Relaxed);
+            let Some(part) = items.get(start..(start + batch).min(items.len())).filter(|p| !p.is_empty()) else {
+                return done;
+            };
+            done.push((start, part.iter().map(&f).collect::<Vec<R>>()));
+        }
+    };
+    let mut batches = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut batches = work();
+        for helper in helpers {
+            batches.extend(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        batches
+    });
+    batches.sort_unstable_by_key(|&(start, _)| start);
+    batches.into_iter().flat_map(|(_, results)| results).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::path::Path;
+
+    use super::*;
+
+    /// A listing may say nothing of an entry's type (`DT_UNKNOWN` on some
+    /// file systems); the walker must then ask, and decide as if told.
+    #[test]
+    fn an_unknown_entry_type_is_looked_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        fs::create_dir_all(root.join("dir")).unwrap();
+        fs::write(root.join("file"), "f").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("dir", root.join("dir-link")).unwrap();
+            std::os::unix::fs::symlink("file", root.join("file-link")).unwrap();
+            std::os::unix::fs::symlink("nowhere", root.join("dangling")).unwrap();
+        }
+        let walker = Walker::new(root);
+        let open = sys::Root::open(root).unwrap().open_dir(Path::new("")).unwrap();
+        let dir = Dir { rel: PathBuf::new(), depth: 0, real: fs::canonicalize(root).unwrap(), exits: None };
+        let mut listed = Vec::new();
+        open.entries(|name, kind| listed.push((name.to_owned(), kind)));
+        assert_eq!(listed.len(), if cfg!(unix) { 5 } else { 2 });
+        for (name, told) in listed {
+            let as_told = walker.kind(&open, &dir, &name, told);
+            let looked_up = walker.kind(&open, &dir, &name, Type::Unknown);
+            assert_eq!(looked_up, as_told, "{name:?}");
+        }
+    }
 }

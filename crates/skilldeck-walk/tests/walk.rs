@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::ffi::OsStr;
+use std::io::Read;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -461,4 +462,175 @@ fn a_link_back_to_an_ancestor_from_an_outside_dir_is_not_entered() {
 
     let walk = walk_all(&Walker::new(root));
     assert_eq!(rels(&walk), ["s/f.txt", "s/o/o.txt"]);
+}
+
+/// What `visit` gives, as (rel path, depth, regular, what `Found::open`
+/// read); a file that is not regular is not opened.
+type Visit = (String, usize, bool, String);
+
+fn visit_all(walker: &Walker, keep: impl Fn(&OsStr) -> bool + Sync) -> (Vec<Visit>, Option<LimitHit>) {
+    let start = Instant::now();
+    let visited = walker.visit(keep, |found| {
+        let file = found.file();
+        if !file.regular {
+            return "-".to_owned();
+        }
+        let mut text = String::new();
+        found.open().and_then(|mut f| f.read_to_string(&mut text)).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+        text
+    });
+    assert!(start.elapsed() < Duration::from_secs(10), "walk took {:?}", start.elapsed());
+    let files = visited.files.into_iter().map(|(f, text)| (f.rel_path(), f.depth, f.regular, text)).collect();
+    (files, visited.limit_hit)
+}
+
+/// `visit` must see exactly what `files` sees, in the same order, and open
+/// each regular file it reports.
+fn assert_visit_matches_files(walker: &Walker) {
+    let walk = walk_all(walker);
+    let (visited, limit_hit) = visit_all(walker, |_| true);
+    let expected: Vec<(String, usize, bool)> = walk.files.iter().map(|f| (f.rel_path(), f.depth, f.regular)).collect();
+    let got: Vec<(String, usize, bool)> = visited.iter().map(|(r, d, reg, _)| (r.clone(), *d, *reg)).collect();
+    assert_eq!(got, expected);
+    assert_eq!(limit_hit, walk.limit_hit);
+    for (rel, _, regular, text) in &visited {
+        if *regular {
+            let path = walk.files.iter().find(|f| &f.rel_path() == rel).unwrap().path.clone();
+            assert_eq!(text, &std::fs::read_to_string(&path).unwrap(), "{rel}");
+        }
+    }
+}
+
+#[test]
+fn visit_sees_what_files_sees_through_links_loops_and_skips() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "o/SKILL.md", "outside");
+    write(outside.path(), "target.md", "linked file");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "a/SKILL.md", "a");
+    write(root, "a/b/SKILL.md", "ab");
+    write(root, ".git/SKILL.md", "hidden");
+    write(root, "top.txt", "top");
+    link("..", root, "a/up");
+    link(root, root, "a/b/root");
+    link(outside.path(), root, "out1");
+    link(outside.path(), root, "a/out2");
+    link(outside.path().join("target.md"), root, "c/SKILL.md");
+    link("nowhere", root, "dangling");
+    std::fs::create_dir_all(root.join("f")).unwrap();
+    mkfifo(&root.join("f/SKILL.md"));
+
+    for walker in [Walker::new(root).skip_dir(".git"), Walker::new(root).skip_dir(".git").symlinks(Symlinks::Skip)] {
+        assert_visit_matches_files(&walker);
+    }
+    let (visited, _) = visit_all(&Walker::new(root).skip_dir(".git"), |name| name == "SKILL.md");
+    let expected = [
+        ("a/SKILL.md", 2, true, "a"),
+        ("c/SKILL.md", 2, true, "linked file"),
+        ("f/SKILL.md", 2, false, "-"),
+        ("a/b/SKILL.md", 3, true, "ab"),
+        ("out1/o/SKILL.md", 3, true, "outside"),
+    ];
+    let expected: Vec<Visit> = expected.iter().map(|&(r, d, reg, t)| (r.into(), d, reg, t.into())).collect();
+    assert_eq!(visited, expected);
+}
+
+#[test]
+fn visit_stops_at_every_limit_as_files_does() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    chain(root);
+    write(root, "top", "t");
+    for d in ["a", "b", "c"] {
+        write(root, &format!("{d}/f"), d);
+        write(root, &format!("{d}/sub/g"), d);
+    }
+    for depth in 0..4 {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(depth, 1000, 1000)));
+    }
+    for dirs in 0..12 {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(64, dirs, 1000)));
+    }
+    for entries in 0..20 {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(64, 1000, entries)));
+    }
+}
+
+#[test]
+fn visit_pairs_each_result_with_its_file_on_a_wide_tree() {
+    // Enough directories per level to spread them over threads.
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    for i in 0..300 {
+        write(root, &format!("d{i:03}/SKILL.md"), &format!("d{i:03}"));
+        write(root, &format!("d{i:03}/scripts/SKILL.md"), &format!("d{i:03}/scripts"));
+        write(root, &format!("d{i:03}/other.md"), "other");
+    }
+    let (visited, limit_hit) = visit_all(&Walker::new(root), |name| name == "SKILL.md");
+    assert_eq!(limit_hit, None);
+    assert_eq!(visited.len(), 600);
+    for (rel, _, regular, text) in &visited {
+        assert!(regular);
+        assert_eq!(format!("{text}/SKILL.md"), *rel);
+    }
+    assert_visit_matches_files(&Walker::new(root));
+}
+
+#[test]
+fn visit_on_a_missing_or_file_root_visits_nothing() {
+    let tmp = TempDir::new().unwrap();
+    write(tmp.path(), "file.txt", "f");
+    for root in ["missing", "file.txt"] {
+        let (visited, limit_hit) = visit_all(&Walker::new(tmp.path().join(root)), |_| true);
+        assert!(visited.is_empty(), "{root}");
+        assert_eq!(limit_hit, None);
+    }
+}
+
+#[test]
+fn parallel_map_keeps_order_with_uneven_work() {
+    let items: Vec<u64> = (0..2000).collect();
+    let doubled = skilldeck_walk::parallel_map(&items, |&n| {
+        if n % 97 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        n * 2
+    });
+    assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+    assert!(skilldeck_walk::parallel_map(&[] as &[u64], |&n| n).is_empty());
+}
+
+#[test]
+fn few_and_many_subdirectories_walk_the_same_order() {
+    // `few` has three subdirectories (listed ahead while it is open), `many`
+    // twelve (listed on their own level); links and a depth limit cross both.
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    for i in 0..3 {
+        write(root, &format!("few/s{i}/SKILL.md"), "");
+        write(root, &format!("few/s{i}/deep/SKILL.md"), "");
+    }
+    for i in 0..12 {
+        write(root, &format!("many/s{i:02}/SKILL.md"), "");
+    }
+    link("../../few/s1", root, "many/s00/to-few-s1");
+    link("../../many", root, "few/s2/to-many");
+    let walk = walk_all(&Walker::new(root));
+    let mut expected: Vec<String> = Vec::new();
+    expected.extend((0..3).map(|i| format!("few/s{i}/SKILL.md")));
+    expected.extend((0..12).map(|i| format!("many/s{i:02}/SKILL.md")));
+    expected.extend((0..3).map(|i| format!("few/s{i}/deep/SKILL.md")));
+    expected.push("many/s00/to-few-s1/SKILL.md".to_owned());
+    // Through the link to `many`, whose own link to `few/s1` was taken already.
+    expected.extend((0..12).map(|i| format!("few/s2/to-many/s{i:02}/SKILL.md")));
+    expected.push("many/s00/to-few-s1/deep/SKILL.md".to_owned());
+    assert_eq!(rels(&walk), expected);
+    for depth in 1..4 {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(depth, 1000, 1000)));
+    }
+    for dirs in [3, 5, 8, 17, 20] {
+        assert_visit_matches_files(&Walker::new(root).limits(limits(64, dirs, 1000)));
+    }
+    assert_visit_matches_files(&Walker::new(root));
 }

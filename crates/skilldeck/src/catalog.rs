@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use skilldeck_walk::{LimitHit, Limits, Symlinks, Walker, parallel_map};
+use skilldeck_walk::{LimitHit, Limits, Symlinks, Walker};
 
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
@@ -541,18 +541,20 @@ impl CatalogBuilder {
     }
 
     fn collect_root(&self, root: &Path, absolute: &Path, assembly: &mut Assembly) {
-        let mut walk = walker(absolute, self.symlinks, self.limits).files(|name| name == SKILL_MD);
+        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        // Each SKILL.md is read and parsed on the thread that listed its directory.
+        let mut walk = walker(absolute, self.symlinks, self.limits)
+            .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
         // The order that decides which duplicate wins: depth, then code point.
-        walk.files.sort_by(|a, b| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
-        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
-        let outcomes =
-            parallel_map(&walk.files, |file| read::skill_md(&file.path, file.regular, max_frontmatter, self.mode));
-        for outcome in outcomes {
+        walk.files.sort_by(|(a, _), (b, _)| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
+        assembly.skills.reserve(walk.files.len());
+        let source = Source::Root(root.to_path_buf());
+        for (_, outcome) in walk.files {
             if let Some(skill) = assembly.parsed(outcome) {
-                assembly.offer(Ok(skill), &Source::Root(root.to_path_buf()));
+                assembly.offer(Ok(skill), &source);
             }
         }
     }

@@ -2,10 +2,13 @@
 //! along when the file is small, and is read on first use when it is not), then
 //! the frontmatter rules of [`crate::frontmatter`].
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::OnceLock;
+
+use skilldeck_walk::Found;
 
 use crate::catalog::{Skip, SkipReason};
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
@@ -14,24 +17,55 @@ use crate::skill::{Origin, Skill};
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
 
+/// A read buffer larger than this is not kept for the next file.
+const KEEP_BUFFER: usize = 64 * 1024;
+
+thread_local! {
+    /// Each thread reads into one buffer: a fresh one per file, freed while
+    /// the skill's own strings are allocated, fragments the heap enough to
+    /// cost a page fault or two per file.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 /// What a `SKILL.md` candidate became.
 pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
 
-/// Reads and parses the `SKILL.md` at `path` (a walked path below a root).
-pub(crate) fn skill_md(path: &Path, regular: bool, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+/// Reads and parses a `SKILL.md` the walk found (its directory still open).
+pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+    let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
     let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
-    if !regular {
+    if !found.file().regular {
         return Err(skip(SkipReason::Unreadable, "not a regular file".into()));
     }
-    let (bytes, complete) = match read_head(path, max_frontmatter) {
-        Ok(Some(read)) => read,
+    BUFFER.with_borrow_mut(|bytes| {
+        bytes.clear();
+        let outcome = parse_skill_md(found, bytes, location, max_frontmatter, mode);
+        if bytes.capacity() > KEEP_BUFFER {
+            *bytes = Vec::new();
+        }
+        outcome
+    })
+}
+
+/// [`skill_md`], reading into `bytes`.
+fn parse_skill_md(
+    found: &Found<'_>,
+    bytes: &mut Vec<u8>,
+    location: String,
+    max_frontmatter: usize,
+    mode: FrontmatterMode,
+) -> Outcome {
+    let path = &found.file().path;
+    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    let complete = match found.open().and_then(|file| read_head(file, max_frontmatter, bytes)) {
+        Ok(Some(complete)) => complete,
         Ok(None) => return Err(skip(SkipReason::TooLarge, too_large(max_frontmatter))),
         Err(error) => return Err(skip(SkipReason::Unreadable, error.to_string())),
     };
     let origin =
         Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
-    parse(&bytes, complete, location, origin, max_frontmatter, mode)
+    parse(bytes, complete, location, origin, max_frontmatter, mode)
 }
 
 fn too_large(max_frontmatter: usize) -> String {
@@ -73,7 +107,7 @@ pub(crate) fn parse(
     };
     let body = OnceLock::new();
     if complete {
-        let _ = body.set(String::from_utf8_lossy(&text[body_start..]).into_owned());
+        let _ = body.set(lossy(&text[body_start..]));
     }
     let skill = Skill {
         name: head.name.unwrap_or_default(),
@@ -89,24 +123,23 @@ pub(crate) fn parse(
     Ok((skill, head.recovered))
 }
 
-/// Reads as much of the file as its frontmatter needs: `Some((bytes, whole
-/// file read))`, or `None` when the frontmatter is larger than
+/// Reads as much of the file into `bytes` as its frontmatter needs:
+/// `Some(whole file read)`, or `None` when the frontmatter is larger than
 /// `max_frontmatter` bytes (closed or not).
-fn read_head(path: &Path, max_frontmatter: usize) -> io::Result<Option<(Vec<u8>, bool)>> {
-    let mut file = File::open(path)?;
-    let mut bytes = Vec::with_capacity(FIRST_READ);
+fn read_head(mut file: File, max_frontmatter: usize, bytes: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    bytes.reserve(FIRST_READ);
     let mut want = FIRST_READ;
     loop {
-        let got = (&mut file).take(want as u64).read_to_end(&mut bytes)?;
+        let got = (&mut file).take(want as u64).read_to_end(bytes)?;
         let complete = got < want;
-        let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+        let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
         // Judge only whole lines: the last one may continue past this read.
         let seen = if complete { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
         match frontmatter::fences(seen) {
             Fences::Closed { yaml_start, yaml_end, .. } if yaml_end - yaml_start > max_frontmatter => return Ok(None),
             Fences::Unclosed if seen.len() > max_frontmatter => return Ok(None),
             Fences::Unclosed if !complete => want = bytes.len(),
-            _ => return Ok(Some((bytes, complete))),
+            _ => return Ok(Some(complete)),
         }
     }
 }
@@ -116,7 +149,16 @@ pub(crate) fn body(path: &Path) -> io::Result<String> {
     let bytes = std::fs::read(path)?;
     let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     match frontmatter::fences(text) {
-        Fences::Closed { body_start, .. } => Ok(String::from_utf8_lossy(&text[body_start..]).into_owned()),
+        Fences::Closed { body_start, .. } => Ok(lossy(&text[body_start..])),
         _ => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{} no longer has a frontmatter", path.display()))),
+    }
+}
+
+/// `bytes` as text, invalid UTF-8 replaced. Checking with `from_utf8` first is
+/// several times faster than `from_utf8_lossy` on the usual, valid, text.
+fn lossy(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }

@@ -177,3 +177,132 @@ proptest! {
         let _ = parse(&yaml, 2, FrontmatterMode::Strict);
     }
 }
+
+/// What the YAML parser alone makes of `yaml`: name, description and
+/// frontmatter, or `None` when YAML has anything to say against it.
+fn by_yaml(yaml: &str) -> Option<(Option<String>, Option<String>, Frontmatter)> {
+    let mut head = Head::default();
+    match read_yaml(yaml, 2, FrontmatterMode::Lenient, &mut head) {
+        Ok(None) => Some((head.name, head.description, head.frontmatter)),
+        _ => None,
+    }
+}
+
+/// The plain reading must be exactly the parser's, wherever it applies.
+fn assert_plain_as_yaml(yaml: &str) -> bool {
+    let Some(plain) = plain_mapping(yaml) else {
+        return false;
+    };
+    let text = |key| match plain.get(key) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let expected = by_yaml(yaml);
+    assert_eq!(Some((text("name"), text("description"), plain.clone())), expected, "{yaml:?}");
+    true
+}
+
+#[test]
+fn plain_frontmatters_skip_the_parser_and_read_the_same() {
+    for yaml in [
+        "name: pdf\ndescription: Extract text from PDFs; use when the user asks for a summary.\n",
+        "name: skill-00042\ndescription: Convert REST API specs into test fixtures, or [x] {y} 'q' \"r\" & * ! | > % @ ` ~.\n",
+        "name: a\ndescription: x:y http://e.com a-b a_b a.b (c) - d ? e\nlicense: MIT\nallowed-tools: Read Write\n",
+        "name:   spaced   \ndescription: trailing   \n",
+        "name: nn\ntriggers: a b, c\ncompanions: x, y\n",
+        "description: no name here\n",
+    ] {
+        assert!(assert_plain_as_yaml(yaml), "{yaml:?} should be read plainly");
+    }
+    let head = head("name: n\ntriggers: a b, , c \ndescription: d\n");
+    assert_eq!((head.triggers, head.description.as_deref()), (vec!["a b".to_owned(), "c".to_owned()], Some("d")));
+    assert_eq!(parse("description: no name here\n", 2, FrontmatterMode::Lenient), Err(HeadError::MissingName(None)));
+}
+
+#[test]
+fn anything_else_is_left_to_the_parser() {
+    for yaml in [
+        "",
+        "\n",
+        "name: x",
+        "name: x\n\n",
+        "name: x\r\n",
+        "name: x\nname: y\n",
+        "name:\tx\n",
+        "name: x # comment\n",
+        "name: C#\n",
+        "name: 'quoted'\n",
+        "name: \"quoted\"\n",
+        "name: 1.0\n",
+        "name: true\n",
+        "name: True\n",
+        "name: null\n",
+        "name: ~\n",
+        "name: yes\n",
+        "name: Inf\n",
+        "name: NaN\n",
+        "name: .inf\n",
+        "name: x\ndescription: Use when: the user asks\n",
+        "name: x\ndescription: ends with a colon:\n",
+        "name: x\ndescription:\n",
+        "name: x\ndescription: |\n  block\n",
+        "name: x\nmeta:\n  k: v\n",
+        "name: é\n",
+        "Name : x\n",
+        "na me: x\n",
+        "1name: x\n",
+        "true: x\n",
+        "a.b: x\n",
+        "name: &a x\n",
+        "name: [x]\n",
+        "- name: x\n",
+        "name:x\n",
+    ] {
+        assert!(plain_mapping(yaml).is_none(), "{yaml:?} should go to the parser");
+    }
+    let long = format!("name: x\ndescription: {}\n", "a".repeat(5000));
+    assert!(plain_mapping(&long).is_none());
+    let many: String = (0..65).map(|i| format!("k{i}: v\n")).collect();
+    assert!(plain_mapping(&many).is_none());
+}
+
+/// A piece of a value: printable ASCII, or something YAML treats specially.
+fn value_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[ -~]{1,6}",
+        2 => "[A-Za-z]{1,6}",
+        1 => prop::sample::select(vec![
+            "true", "True", "FALSE", "null", "Null", "~", "yes", "No", "on", "OFF", "y", "n", "inf", "Infinity", "nan",
+            "NaN", ".inf", "1.0", "0x1F", "0o17", "1_000", "1e3", "010", "-1", "+1", "2024-01-01", ": ", ":", " #",
+            "#", "'", "\"", "[", "]", "{", "}", ",", "&a", "*a", "!t", "!!str", "|", ">", "@", "`", "%", "?", "- ",
+            "--- ", "... ", "\\", "  ", "\t", "<<",
+        ])
+        .prop_map(str::to_owned),
+    ]
+}
+
+fn plain_line() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        4 => "[a-z][a-z0-9_-]{0,8}",
+        1 => prop::sample::select(vec![
+            "name", "description", "triggers", "Name", "true", "null", "no", "Y", "inf", "a.b", "1k", "-k", "_k", "<<",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    let sep = prop_oneof![6 => Just(": "), 1 => Just(":  "), 1 => Just(":"), 1 => Just(" : "), 1 => Just(":\t")];
+    // Mostly starting with a letter, as a plain value must.
+    let value =
+        (prop_oneof![3 => "[A-Za-z]{1,3}", 1 => Just(String::new())], proptest::collection::vec(value_piece(), 0..6))
+            .prop_map(|(first, rest)| first + &rest.concat());
+    (key, sep, value).prop_map(|(k, s, v)| format!("{k}{s}{v}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn the_plain_reading_agrees_with_yaml(lines in proptest::collection::vec(plain_line(), 1..5)) {
+        let yaml: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        assert_plain_as_yaml(&yaml);
+    }
+}
