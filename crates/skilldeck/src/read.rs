@@ -21,9 +21,9 @@ const FIRST_READ: usize = 8 * 1024;
 const KEEP_BUFFER: usize = 64 * 1024;
 
 thread_local! {
-    /// Each thread reads into one buffer: a fresh one per file, freed while
-    /// the skill's own strings are allocated, fragments the heap enough to
-    /// cost a page fault or two per file.
+    /// Each thread reads into one buffer, zeroed once: a fresh one per file,
+    /// freed while the skill's own strings are allocated, fragments the heap
+    /// enough to cost a page fault or two per file.
     static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -31,53 +31,42 @@ thread_local! {
 pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
 
 /// Reads and parses a `SKILL.md` the walk found (its directory still open).
+/// Only the head is read: the body is read when first served (SPEC §2), as
+/// keeping ten thousand bodies costs more than reading one again.
 pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
     let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
-    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail) });
     if !found.file().regular {
-        return Err(skip(SkipReason::Unreadable, "not a regular file".into()));
+        return skip(location, SkipReason::Unreadable, "not a regular file".into());
     }
-    BUFFER.with_borrow_mut(|bytes| {
-        bytes.clear();
-        let outcome = parse_skill_md(found, bytes, location, max_frontmatter, mode);
-        if bytes.capacity() > KEEP_BUFFER {
-            *bytes = Vec::new();
+    BUFFER.with_borrow_mut(|buf| {
+        let head = match found.open().and_then(|file| read_head(file, max_frontmatter, buf)) {
+            Ok(Some(filled)) => &buf[..filled],
+            Ok(None) => return skip(location, SkipReason::TooLarge, too_large(max_frontmatter)),
+            Err(error) => return skip(location, SkipReason::Unreadable, error.to_string()),
+        };
+        let origin =
+            Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
+        let outcome = parse(head, false, location, origin, max_frontmatter, mode);
+        if buf.len() > KEEP_BUFFER {
+            *buf = Vec::new();
         }
         outcome
     })
-}
-
-/// [`skill_md`], reading into `bytes`.
-fn parse_skill_md(
-    found: &Found<'_>,
-    bytes: &mut Vec<u8>,
-    location: String,
-    max_frontmatter: usize,
-    mode: FrontmatterMode,
-) -> Outcome {
-    let path = &found.file().path;
-    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
-    let complete = match found.open().and_then(|file| read_head(file, max_frontmatter, bytes)) {
-        Ok(Some(complete)) => complete,
-        Ok(None) => return Err(skip(SkipReason::TooLarge, too_large(max_frontmatter))),
-        Err(error) => return Err(skip(SkipReason::Unreadable, error.to_string())),
-    };
-    let origin =
-        Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
-    parse(bytes, complete, location, origin, max_frontmatter, mode)
 }
 
 fn too_large(max_frontmatter: usize) -> String {
     format!("the frontmatter is larger than {max_frontmatter} bytes")
 }
 
-/// Parses the text of a `SKILL.md` (all of it when `complete`, else a head
-/// that holds the whole frontmatter) into a skill whose name is the
-/// frontmatter's; [`Origin::Store`] skills are renamed by their caller.
+/// Parses the text of a `SKILL.md` (all of it, or a head that holds the
+/// whole frontmatter) into a skill whose name is the frontmatter's, keeping
+/// the body when `keep_body` (else it is read from the file when first
+/// served); [`Origin::Store`] skills are renamed by their caller.
 pub(crate) fn parse(
     bytes: &[u8],
-    complete: bool,
+    keep_body: bool,
     location: String,
     origin: Origin,
     max_frontmatter: usize,
@@ -106,7 +95,7 @@ pub(crate) fn parse(
         }
     };
     let body = OnceLock::new();
-    if complete {
+    if keep_body {
         let _ = body.set(lossy(&text[body_start..]));
     }
     let skill = Skill {
@@ -123,25 +112,46 @@ pub(crate) fn parse(
     Ok((skill, head.recovered))
 }
 
-/// Reads as much of the file into `bytes` as its frontmatter needs:
-/// `Some(whole file read)`, or `None` when the frontmatter is larger than
-/// `max_frontmatter` bytes (closed or not).
-fn read_head(mut file: File, max_frontmatter: usize, bytes: &mut Vec<u8>) -> io::Result<Option<bool>> {
-    bytes.reserve(FIRST_READ);
-    let mut want = FIRST_READ;
+/// Reads the head of the file into `buf` (grown as needed) until the
+/// frontmatter is closed, the file ends or shows it has no frontmatter:
+/// `Some(bytes read)`, or `None` when the frontmatter is larger than
+/// `max_frontmatter` bytes (closed or not). One `read` is enough for most
+/// files: nothing past the closing fence is needed, not even the end of file.
+fn read_head(mut file: File, max_frontmatter: usize, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
+    if buf.len() < FIRST_READ {
+        buf.resize(FIRST_READ, 0);
+    }
+    let mut filled = 0;
     loop {
-        let got = (&mut file).take(want as u64).read_to_end(bytes)?;
-        let complete = got < want;
-        let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        if filled == buf.len() {
+            buf.resize(filled * 2, 0);
+        }
+        let got = match file.read(&mut buf[filled..]) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            result => result?,
+        };
+        filled += got;
+        let ended = got == 0;
+        let text = &buf[..filled];
+        let text = text.strip_prefix(BOM).unwrap_or(text);
         // Judge only whole lines: the last one may continue past this read.
-        let seen = if complete { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
+        let seen = if ended { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
         match frontmatter::fences(seen) {
             Fences::Closed { yaml_start, yaml_end, .. } if yaml_end - yaml_start > max_frontmatter => return Ok(None),
             Fences::Unclosed if seen.len() > max_frontmatter => return Ok(None),
-            Fences::Unclosed if !complete => want = bytes.len(),
-            _ => return Ok(Some(complete)),
+            // A short read that may still become an opening fence, or a fence still open: read on.
+            Fences::None if !ended && seen.is_empty() && may_open_a_fence(&buf[..filled]) => {}
+            Fences::Unclosed if !ended => {}
+            _ => return Ok(Some(filled)),
         }
     }
+}
+
+/// Whether `head`, the first bytes of a file, could still grow into an
+/// opening fence (with or without a byte-order mark).
+fn may_open_a_fence(head: &[u8]) -> bool {
+    let head = head.strip_prefix(BOM).unwrap_or(head);
+    [&b"---\n"[..], b"---\r\n"].iter().any(|fence| fence.starts_with(head)) || BOM.starts_with(head)
 }
 
 /// The body of a `SKILL.md`, read whole.
