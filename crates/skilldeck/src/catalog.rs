@@ -552,8 +552,11 @@ impl CatalogBuilder {
         walk.files.sort_by(|(a, _), (b, _)| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
         assembly.skills.reserve(walk.files.len());
         let source = Source::Root(root.to_path_buf());
-        for (_, outcome) in walk.files {
-            if let Some(skill) = assembly.parsed(outcome) {
+        for (file, outcome) in walk.files {
+            if let Some(mut skill) = assembly.parsed(outcome) {
+                if let Origin::Fs { skill_md, .. } = &mut skill.origin {
+                    *skill_md = file.path;
+                }
                 assembly.offer(Ok(skill), &source);
             }
         }
