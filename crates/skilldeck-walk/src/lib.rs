@@ -305,14 +305,13 @@ impl Walker {
             let listings: Vec<Listing<V>> =
                 ahead.into_iter().map(|a| a.or_else(|| listed.next()).unwrap_or_default()).collect();
             // Sized exactly: the levels of a large tree are large.
-            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir(_))).count();
+            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir { .. })).count();
             let (mut next, mut next_ahead) = (Vec::with_capacity(subdirs), Vec::with_capacity(subdirs));
             results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             for (dir, listing) in level.iter().zip(listings) {
                 let mut visited = listing.visited.into_iter();
-                let mut dir_ahead = listing.ahead.into_iter();
                 for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
@@ -332,9 +331,9 @@ impl Walker {
                         Entry::TooDeep => {
                             limit_hit.get_or_insert(LimitHit::Depth(self.limits.max_depth));
                         }
-                        Entry::Dir(child) => {
+                        Entry::Dir { dir: child, ahead } => {
                             next.push(child);
-                            next_ahead.push(dir_ahead.next());
+                            next_ahead.push(ahead);
                         }
                         Entry::LinkedDir(child) => {
                             if seen_links.insert(child.real(&root_real).into_owned()) {
@@ -388,7 +387,7 @@ impl Walker {
         // Sized exactly: results can be large, and most directories keep one file.
         let mut visited = Vec::with_capacity(found.iter().filter(|(_, _, kept)| *kept).count());
         let depth = dir.depth + 1;
-        let entries: Vec<Entry> = found
+        let mut entries: Vec<Entry<V>> = found
             .into_iter()
             .map(|(name, kind, kept)| match kind {
                 Kind::File { regular } => {
@@ -402,7 +401,7 @@ impl Walker {
                 Kind::LinkLoop => Entry::Passed,
                 Kind::Dir => {
                     let real = dir.real.as_ref().map(|real| real.join(&name));
-                    Entry::Dir(dir.child(&name, real, dir.exits.clone()))
+                    Entry::Dir { dir: dir.child(&name, real, dir.exits.clone()), ahead: None }
                 }
                 Kind::LinkedDir { target } => {
                     let real = dir.real(root_real).into_owned();
@@ -411,18 +410,15 @@ impl Walker {
                 }
             })
             .collect();
-        let subdirs = || entries.iter().filter_map(|e| if let Entry::Dir(child) = e { Some(child) } else { None });
-        let ahead = if ahead && subdirs().count() <= AHEAD_MAX {
-            subdirs()
-                .map(|child| {
+        if ahead && entries.iter().filter(|e| matches!(e, Entry::Dir { .. })).count() <= AHEAD_MAX {
+            for entry in &mut entries {
+                if let Entry::Dir { dir: child, ahead } = entry {
                     let name = child.rel.file_name().unwrap_or_default();
-                    self.list(open.open_dir(name), child, root_real, keep, visit, names, false)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Listing { entries, visited, ahead }
+                    *ahead = Some(self.list(open.open_dir(name), child, root_real, keep, visit, names, false));
+                }
+            }
+        }
+        Listing { entries, visited }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
@@ -552,27 +548,29 @@ enum Kind {
 
 /// A listed directory, as a worker hands it to the in-order pass.
 struct Listing<V> {
-    entries: Vec<Entry>,
-    /// What the worker made of the kept files, in entry order.
+    entries: Vec<Entry<V>>,
+    /// What the worker made of the kept files, in entry order. Held apart
+    /// from the entries: most entries are not kept, and would all be the
+    /// size of a result.
     visited: Vec<V>,
-    /// Empty, or the listing of each [`Entry::Dir`], in entry order, made
-    /// while this directory was open.
-    ahead: Vec<Listing<V>>,
 }
 
 impl<V> Default for Listing<V> {
     fn default() -> Self {
-        Listing { entries: Vec::new(), visited: Vec::new(), ahead: Vec::new() }
+        Listing { entries: Vec::new(), visited: Vec::new() }
     }
 }
 
 /// One listed entry, decided as far as walk order allows.
-enum Entry {
+enum Entry<V> {
     /// A file; `kept` when the worker visited it. The name is kept only for
     /// a walk that looks at names in order.
     File { name: Option<OsString>, regular: bool, kept: bool },
-    /// A directory to enter.
-    Dir(Dir),
+    /// A directory to enter, with its listing when it was made while its
+    /// parent was open (in the entry rather than in a vector of its own:
+    /// one allocation less per directory, made on a worker and freed on the
+    /// in-order pass's thread).
+    Dir { dir: Dir, ahead: Option<Listing<V>> },
     /// A directory reached through a link: entered if no earlier link led there.
     LinkedDir(Dir),
     /// A directory deeper than the depth limit.
