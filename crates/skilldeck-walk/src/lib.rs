@@ -30,12 +30,13 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -282,8 +283,8 @@ impl Walker {
             return (limit_hit, results);
         };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
-        let real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
-        let mut level = vec![Dir { rel: PathBuf::new(), depth: 0, real, exits: None }];
+        let root_real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let mut level = vec![Dir { rel: PathBuf::new(), depth: 0, real: None, exits: None }];
         // The listings made ahead of time, one per directory of `level`.
         let mut ahead: Vec<Option<Listing<V>>> = vec![None];
         let (mut dirs, mut entries) = (0usize, 0usize);
@@ -298,20 +299,19 @@ impl Walker {
             let todo: Vec<&Dir> = level.iter().zip(&ahead).filter(|(_, a)| a.is_none()).map(|(d, _)| d).collect();
             let mut listed = parallel_map(&todo, |dir| {
                 let open = root.open_dir(&dir.rel);
-                self.list(open, dir, &keep, &visit, names, true)
+                self.list(open, dir, &root_real, &keep, &visit, names, true)
             })
             .into_iter();
             let listings: Vec<Listing<V>> =
                 ahead.into_iter().map(|a| a.or_else(|| listed.next()).unwrap_or_default()).collect();
             // Sized exactly: the levels of a large tree are large.
-            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir(_))).count();
+            let subdirs = listings.iter().flat_map(|l| &l.entries).filter(|e| matches!(e, Entry::Dir { .. })).count();
             let (mut next, mut next_ahead) = (Vec::with_capacity(subdirs), Vec::with_capacity(subdirs));
             results.reserve(listings.iter().map(|listing| listing.visited.len()).sum());
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             for (dir, listing) in level.iter().zip(listings) {
                 let mut visited = listing.visited.into_iter();
-                let mut dir_ahead = listing.ahead.into_iter();
                 for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
@@ -331,12 +331,12 @@ impl Walker {
                         Entry::TooDeep => {
                             limit_hit.get_or_insert(LimitHit::Depth(self.limits.max_depth));
                         }
-                        Entry::Dir(child) => {
+                        Entry::Dir { dir: child, ahead } => {
                             next.push(child);
-                            next_ahead.push(dir_ahead.next());
+                            next_ahead.push(ahead);
                         }
                         Entry::LinkedDir(child) => {
-                            if seen_links.insert(child.real.clone()) {
+                            if seen_links.insert(child.real(&root_real).into_owned()) {
                                 next.push(child);
                                 next_ahead.push(None);
                             }
@@ -356,10 +356,15 @@ impl Walker {
     /// while it is open: they are opened by name relative to it rather than
     /// by a longer path from the root, and the next level has less left to
     /// do. The usual skill directory (`scripts/`, `references/`) is such.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the walk's fixed context, passed down as is; a struct for one private function would only rename it"
+    )]
     fn list<V>(
         &self,
         open: io::Result<sys::OpenDir>,
         dir: &Dir,
+        root_real: &Path,
         keep: &impl Fn(&OsStr) -> bool,
         visit: &impl Fn(&Listed<'_>) -> V,
         names: bool,
@@ -373,7 +378,7 @@ impl Walker {
         };
         let mut found = Vec::new();
         open.entries(|name, kind| {
-            if let Some(kind) = self.kind(&open, dir, name, kind) {
+            if let Some(kind) = self.kind(&open, dir, root_real, name, kind) {
                 let kept = matches!(kind, Kind::File { .. }) && keep(name);
                 found.push((name.to_owned(), kind, kept));
             }
@@ -382,7 +387,7 @@ impl Walker {
         // Sized exactly: results can be large, and most directories keep one file.
         let mut visited = Vec::with_capacity(found.iter().filter(|(_, _, kept)| *kept).count());
         let depth = dir.depth + 1;
-        let entries: Vec<Entry> = found
+        let mut entries: Vec<Entry<V>> = found
             .into_iter()
             .map(|(name, kind, kept)| match kind {
                 Kind::File { regular } => {
@@ -394,30 +399,31 @@ impl Walker {
                 _ if self.skip_dirs.contains(&name) => Entry::Passed,
                 _ if depth > self.limits.max_depth => Entry::TooDeep,
                 Kind::LinkLoop => Entry::Passed,
-                Kind::Dir => Entry::Dir(dir.child(&name, dir.real.join(&name), dir.exits.clone())),
+                Kind::Dir => {
+                    let real = dir.real.as_ref().map(|real| real.join(&name));
+                    Entry::Dir { dir: dir.child(&name, real, dir.exits.clone()), ahead: None }
+                }
                 Kind::LinkedDir { target } => {
-                    let exits = dir.exits.iter().flat_map(|e| e.iter()).cloned().chain([dir.real.clone()]).collect();
-                    Entry::LinkedDir(dir.child(&name, target, Some(exits)))
+                    let real = dir.real(root_real).into_owned();
+                    let exits = dir.exits.iter().flat_map(|e| e.iter()).cloned().chain([real]).collect();
+                    Entry::LinkedDir(dir.child(&name, Some(target), Some(exits)))
                 }
             })
             .collect();
-        let subdirs = || entries.iter().filter_map(|e| if let Entry::Dir(child) = e { Some(child) } else { None });
-        let ahead = if ahead && subdirs().count() <= AHEAD_MAX {
-            subdirs()
-                .map(|child| {
+        if ahead && entries.iter().filter(|e| matches!(e, Entry::Dir { .. })).count() <= AHEAD_MAX {
+            for entry in &mut entries {
+                if let Entry::Dir { dir: child, ahead } = entry {
                     let name = child.rel.file_name().unwrap_or_default();
-                    self.list(open.open_dir(name), child, keep, visit, names, false)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Listing { entries, visited, ahead }
+                    *ahead = Some(self.list(open.open_dir(name), child, root_real, keep, visit, names, false));
+                }
+            }
+        }
+        Listing { entries, visited }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
     /// any link when links are skipped).
-    fn kind(&self, open: &sys::OpenDir, parent: &Dir, name: &OsStr, kind: Type) -> Option<Kind> {
+    fn kind(&self, open: &sys::OpenDir, parent: &Dir, root_real: &Path, name: &OsStr, kind: Type) -> Option<Kind> {
         let kind = match kind {
             Type::Unknown => open.stat(name, false).ok()?,
             kind => kind,
@@ -437,7 +443,7 @@ impl Walker {
         // leads back into the walk: a loop. Each other link target is entered
         // once per walk, so every walk ends.
         let target = fs::canonicalize(self.root.join(&parent.rel).join(name)).ok()?;
-        let is_loop = parent.real.starts_with(&target)
+        let is_loop = parent.real(root_real).starts_with(&target)
             || parent.exits.iter().flat_map(|e| e.iter()).any(|exit| exit.starts_with(&target));
         Some(if is_loop { Kind::LinkLoop } else { Kind::LinkedDir { target } })
     }
@@ -504,8 +510,12 @@ struct Dir {
     /// The walked path relative to the root.
     rel: PathBuf,
     depth: usize,
-    /// The resolved path, derived without system calls below the last link.
-    real: PathBuf,
+    /// The resolved path, derived without system calls below the last link;
+    /// `None` when no link is on the walked path, for the root's resolved
+    /// path joined with `rel`: a large tree has no links, and making and
+    /// freeing a second path for each directory was a measurable part of a
+    /// walk (see [`Dir::real`]).
+    real: Option<PathBuf>,
     /// The resolved paths of the directories where the walk took a link to
     /// get here: the rest of the walked path, for the loop guard. `None`
     /// until a link is taken, so most directories share nothing.
@@ -513,8 +523,17 @@ struct Dir {
 }
 
 impl Dir {
-    fn child(&self, name: &OsStr, real: PathBuf, exits: Option<Arc<[PathBuf]>>) -> Dir {
+    fn child(&self, name: &OsStr, real: Option<PathBuf>, exits: Option<Arc<[PathBuf]>>) -> Dir {
         Dir { rel: self.rel.join(name), depth: self.depth + 1, real, exits }
+    }
+
+    /// The resolved path, given the root's: only links need it.
+    fn real(&self, root_real: &Path) -> Cow<'_, Path> {
+        match &self.real {
+            Some(real) => Cow::Borrowed(real),
+            None if self.rel.as_os_str().is_empty() => Cow::Owned(root_real.to_path_buf()),
+            None => Cow::Owned(root_real.join(&self.rel)),
+        }
     }
 }
 
@@ -529,27 +548,29 @@ enum Kind {
 
 /// A listed directory, as a worker hands it to the in-order pass.
 struct Listing<V> {
-    entries: Vec<Entry>,
-    /// What the worker made of the kept files, in entry order.
+    entries: Vec<Entry<V>>,
+    /// What the worker made of the kept files, in entry order. Held apart
+    /// from the entries: most entries are not kept, and would all be the
+    /// size of a result.
     visited: Vec<V>,
-    /// Empty, or the listing of each [`Entry::Dir`], in entry order, made
-    /// while this directory was open.
-    ahead: Vec<Listing<V>>,
 }
 
 impl<V> Default for Listing<V> {
     fn default() -> Self {
-        Listing { entries: Vec::new(), visited: Vec::new(), ahead: Vec::new() }
+        Listing { entries: Vec::new(), visited: Vec::new() }
     }
 }
 
 /// One listed entry, decided as far as walk order allows.
-enum Entry {
+enum Entry<V> {
     /// A file; `kept` when the worker visited it. The name is kept only for
     /// a walk that looks at names in order.
     File { name: Option<OsString>, regular: bool, kept: bool },
-    /// A directory to enter.
-    Dir(Dir),
+    /// A directory to enter, with its listing when it was made while its
+    /// parent was open (in the entry rather than in a vector of its own:
+    /// one allocation less per directory, made on a worker and freed on the
+    /// in-order pass's thread).
+    Dir { dir: Dir, ahead: Option<Listing<V>> },
     /// A directory reached through a link: entered if no earlier link led there.
     LinkedDir(Dir),
     /// A directory deeper than the depth limit.
@@ -630,13 +651,14 @@ mod tests {
         }
         let walker = Walker::new(root);
         let open = sys::Root::open(root).unwrap().open_dir(Path::new("")).unwrap();
-        let dir = Dir { rel: PathBuf::new(), depth: 0, real: fs::canonicalize(root).unwrap(), exits: None };
+        let root_real = fs::canonicalize(root).unwrap();
+        let dir = Dir { rel: PathBuf::new(), depth: 0, real: None, exits: None };
         let mut listed = Vec::new();
         open.entries(|name, kind| listed.push((name.to_owned(), kind)));
         assert_eq!(listed.len(), if cfg!(unix) { 5 } else { 2 });
         for (name, told) in listed {
-            let as_told = walker.kind(&open, &dir, &name, told);
-            let looked_up = walker.kind(&open, &dir, &name, Type::Unknown);
+            let as_told = walker.kind(&open, &dir, &root_real, &name, told);
+            let looked_up = walker.kind(&open, &dir, &root_real, &name, Type::Unknown);
             assert_eq!(looked_up, as_told, "{name:?}");
         }
     }

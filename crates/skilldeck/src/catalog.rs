@@ -552,8 +552,11 @@ impl CatalogBuilder {
         walk.files.sort_by(|(a, _), (b, _)| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
         assembly.skills.reserve(walk.files.len());
         let source = Source::Root(root.to_path_buf());
-        for (_, outcome) in walk.files {
-            if let Some(skill) = assembly.parsed(outcome) {
+        for (file, outcome) in walk.files {
+            if let Some(mut skill) = assembly.parsed(outcome) {
+                if let Origin::Fs { skill_md, .. } = &mut skill.origin {
+                    *skill_md = file.path;
+                }
                 assembly.offer(Ok(skill), &source);
             }
         }
@@ -586,6 +589,11 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
     })
 }
 
+/// Skill names to their index. The fast (not DoS-resistant) hasher is fine:
+/// the names come from the user's own files and stores, for a local catalog,
+/// and hashing 10k names with SipHash was a measurable part of a cold `list`.
+type NameIndex = HashMap<String, usize, foldhash::fast::RandomState>;
+
 /// The catalog being assembled: first name wins, except that a store record
 /// takes the place of an earlier skill of its name.
 #[derive(Default)]
@@ -593,7 +601,7 @@ struct Assembly {
     skills: Vec<Skill>,
     /// The source of each skill, by the same index.
     sources: Vec<Source>,
-    index: HashMap<String, usize>,
+    index: NameIndex,
     shadowed: Vec<Shadowed>,
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
@@ -672,7 +680,12 @@ impl Assembly {
             skills.retain(|s| filter.admits(&s.name));
         }
         self.agents.retain(|_, skills| !skills.is_empty());
-        let by_name = exposed.iter().map(|&i| (self.skills[i].name.clone(), i)).collect();
+        // The exposed skills are the indexed ones the filter admits: the
+        // index becomes the lookup without building (and cloning) it again.
+        let mut by_name = self.index;
+        if filter.names().next().is_some() {
+            by_name.retain(|name, _| filter.admits(name));
+        }
         Catalog {
             inner: Arc::new(Inner {
                 skills: self.skills,
@@ -720,7 +733,7 @@ pub struct Catalog {
 struct Inner {
     skills: Vec<Skill>,
     exposed: Vec<usize>,
-    by_name: HashMap<String, usize>,
+    by_name: NameIndex,
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
     filter_unmatched: Vec<String>,

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use skilldeck_walk::Found;
@@ -31,6 +31,8 @@ thread_local! {
 pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
 
 /// Reads and parses a `SKILL.md` the walk found (its directory still open).
+/// The skill's `Origin::Fs { skill_md }` is empty: the caller moves the
+/// walked path ([`skilldeck_walk::File::path`]) in.
 /// Only the head is read: the body is read when first served (SPEC §2), as
 /// keeping ten thousand bodies costs more than reading one again.
 pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
@@ -46,8 +48,11 @@ pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: Frontmat
             Ok(None) => return skip(location, SkipReason::TooLarge, too_large(max_frontmatter)),
             Err(error) => return skip(location, SkipReason::Unreadable, error.to_string()),
         };
+        // `skill_md` is left empty for the caller to move the walked path in:
+        // it owns the walk's `File`, and a copy here was one more allocation
+        // per skill, made on this worker and freed on the caller's thread.
         let origin =
-            Origin::Fs { skill_md: path.to_path_buf(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
+            Origin::Fs { skill_md: PathBuf::new(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
         let outcome = parse(head, false, location, origin, max_frontmatter, mode);
         if buf.len() > KEEP_BUFFER {
             *buf = Vec::new();
