@@ -1,8 +1,7 @@
 //! `skilldeck`: the command-line face of the skilldeck engine. Argument
 //! parsing and output only; every rule lives in the `skilldeck` library.
 
-use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,17 +10,23 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skilldeck::authoring::{self, AuthoringError};
 use skilldeck::doctor;
-use skilldeck::store::{SkillStore, StoreError};
+use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, AgentView, Budget, Catalog, CatalogBuilder, Eager, Filter, FrontmatterMode, LiveCatalog,
-    LoadSkillTool, SkillDef, SkillTool, Source, Symlinks, ToolResult, render,
+    AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SkillDef, SkillTool,
+    Symlinks, ToolResult, render,
 };
 use skilldeck_store::SqliteStore;
 
+mod agents;
+mod list;
 mod serve;
+mod store;
 mod validate;
+
+use agents::{AgentArgs, read_agents};
+use list::{list_json, list_table, shadowed_json, shadowed_table};
+use store::{StoreCommand, run_store};
 
 /// Find, catalog and serve Agent Skills.
 #[derive(Parser, Debug)]
@@ -59,55 +64,6 @@ struct SourceArgs {
     /// A SQLite file of authored skills (created if missing); its records overlay the roots.
     #[arg(long, value_name = "FILE.sqlite", global = true)]
     store: Option<PathBuf>,
-}
-
-/// Which agent is asking, and its profile; accepted before or after the command.
-#[derive(Args, Debug)]
-struct AgentArgs {
-    /// The agent: its store scope and profile. Without it and without a profile
-    /// flag, commands use the toolnexus `skill` tool.
-    #[arg(long, value_name = "ID", global = true)]
-    agent: Option<String>,
-    /// Allow only these skills (repeat for more); default: every skill.
-    #[arg(long = "allow", value_name = "NAME", global = true)]
-    allow: Vec<String>,
-    /// Allow no skill at all.
-    #[arg(long, global = true, conflicts_with = "allow")]
-    allow_none: bool,
-    /// Always inject this skill's body (repeat for more), or `all` for every allowed skill.
-    #[arg(long = "eager", value_name = "NAME|all", global = true)]
-    eager: Vec<String>,
-    /// A JSON file of agent profiles `[{id, skills?, eager?, identity?, files?}]`, for
-    /// `doctor`, and for `--agent ID` when no other agent flag is given.
-    #[arg(long = "agents", value_name = "FILE.json", global = true)]
-    agents: Option<PathBuf>,
-}
-
-impl AgentArgs {
-    /// The profile: from the flags when any profile flag is given, else
-    /// `--agent`'s entry in `--agents`, else just the id.
-    fn profile(&self, agents: &[doctor::Agent]) -> Option<AgentProfile> {
-        let flags = !self.allow.is_empty() || self.allow_none || !self.eager.is_empty();
-        if !flags
-            && let Some(id) = &self.agent
-            && let Some(agent) = agents.iter().find(|a| a.profile.id == *id)
-        {
-            return Some(agent.profile.clone());
-        }
-        if self.agent.is_none() && !flags {
-            return None;
-        }
-        let mut profile = AgentProfile::new(self.agent.clone().unwrap_or_default());
-        if self.allow_none || !self.allow.is_empty() {
-            profile = profile.allow(self.allow.iter().cloned());
-        }
-        profile.eager = match self.eager.as_slice() {
-            [] => Eager::None,
-            [all] if all == "all" => Eager::All,
-            names => Eager::names(names),
-        };
-        Some(profile)
-    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -177,72 +133,6 @@ enum Command {
         #[command(subcommand)]
         command: StoreCommand,
     },
-}
-
-#[derive(Subcommand, Debug)]
-enum StoreCommand {
-    /// Write a SKILL.md (from --file, else stdin) under NAME, keeping the old text in its history.
-    Write {
-        /// The record's key: the skill's name, whatever its frontmatter says.
-        name: String,
-        /// The SKILL.md to store; default: stdin.
-        #[arg(long, value_name = "FILE")]
-        file: Option<PathBuf>,
-        /// Refuse to overwrite an existing record.
-        #[arg(long)]
-        create_only: bool,
-    },
-    /// Delete the record NAME (with --agent: only that agent's specialization).
-    Delete {
-        /// The record's key.
-        name: String,
-    },
-    /// Print the earlier versions of NAME, most recent first, as JSON.
-    Versions {
-        /// The record's key.
-        name: String,
-    },
-    /// Write version INDEX of NAME's history back as its current text.
-    Restore {
-        /// The record's key.
-        name: String,
-        /// The version, 0 being the most recent earlier one.
-        #[arg(allow_negative_numbers = true)]
-        index: i64,
-    },
-    /// Print every agent that has records of its own.
-    Agents,
-}
-
-/// An agent as written in an `--agents` JSON file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AgentJson {
-    id: String,
-    #[serde(default)]
-    skills: Option<Vec<String>>,
-    #[serde(default)]
-    eager: Value,
-    #[serde(default)]
-    identity: Vec<String>,
-    /// Prompt file name → its text.
-    #[serde(default)]
-    files: BTreeMap<String, String>,
-}
-
-fn read_agents(path: &Path) -> anyhow::Result<Vec<doctor::Agent>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let agents: Vec<AgentJson> = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a JSON array of agent profiles", path.display()))?;
-    Ok(agents
-        .into_iter()
-        .map(|a| {
-            let profile = AgentProfile { id: a.id, skills: a.skills, eager: Eager::from_json(&a.eager) };
-            a.files
-                .into_iter()
-                .fold(doctor::Agent::new(profile).identity(a.identity), |agent, (name, text)| agent.file(name, text))
-        })
-        .collect())
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -387,62 +277,6 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
     Ok(ExitCode::SUCCESS)
 }
 
-/// `skilldeck store …`: each change goes through the authoring rules and
-/// reloads, so what is stored is what the catalog will load.
-fn run_store(
-    command: StoreCommand,
-    store: &dyn SkillStore,
-    builder: CatalogBuilder,
-    agent: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let scope = json!(agent);
-    let outcome: Result<Value, AuthoringError> = match command {
-        StoreCommand::Write { name, file, create_only } => {
-            let content = match file {
-                Some(path) => {
-                    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
-                }
-                None => {
-                    let mut text = String::new();
-                    std::io::stdin().read_to_string(&mut text).context("cannot read the SKILL.md from stdin")?;
-                    text
-                }
-            };
-            let live = LiveCatalog::new(builder)?;
-            authoring::write_skill(store, &live, Some(&name), &content, agent, create_only)
-                .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
-        }
-        StoreCommand::Delete { name } => {
-            let live = LiveCatalog::new(builder)?;
-            authoring::delete_skill(store, &live, Some(&name), agent)
-                .map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))
-        }
-        StoreCommand::Versions { name } => store
-            .versions(&name, agent)
-            .map(|versions| {
-                json!(versions.iter().map(|v| json!({"content": v.content, "at": v.at})).collect::<Vec<_>>())
-            })
-            .map_err(AuthoringError::from),
-        StoreCommand::Restore { name, index } => store
-            .restore(&name, index, agent)
-            .map(|r| json!({"name": name, "agent": scope, "updated_at": r.updated_at}))
-            .map_err(AuthoringError::from),
-        StoreCommand::Agents => store.agents().map(|agents| json!(agents)).map_err(AuthoringError::from),
-    };
-    match outcome {
-        Ok(value) => {
-            print_json(&value)?;
-            Ok(ExitCode::SUCCESS)
-        }
-        // A refusal is the request's fault: exit 1 with the reason; a broken store is exit 2.
-        Err(AuthoringError::Store(error @ StoreError::Backend { .. })) => Err(error.into()),
-        Err(error) => {
-            eprintln!("skilldeck: {error}");
-            Ok(ExitCode::FAILURE)
-        }
-    }
-}
-
 /// A tool result on stdout, nothing added; exit 1 when it is an error.
 fn tool_output(result: &ToolResult) -> anyhow::Result<ExitCode> {
     print(&result.output)?;
@@ -503,142 +337,6 @@ fn parse_filter_entry(entry: &str) -> anyhow::Result<(String, bool)> {
         "false" => Ok((name.to_owned(), false)),
         _ => bail!("expected NAME=true or NAME=false, got {entry:?}"),
     }
-}
-
-/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
-fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
-    let eager: HashSet<&str> = view.eager().into_iter().map(|s| s.name()).collect();
-    move |name| match (view.profile().allows(name), eager.contains(name)) {
-        (false, _) => "not-allowed",
-        (true, true) => "eager",
-        (true, false) => "lazy",
-    }
-}
-
-fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
-    let skills: Vec<&skilldeck::Skill> = match view {
-        Some(view) => view.all().to_vec(),
-        None => catalog.skills().collect(),
-    };
-    let mode = view.map(modes);
-    let skills: Vec<Value> = skills
-        .iter()
-        .map(|s| {
-            let mut entry = json!({
-                "name": s.name(), "description": s.description(),
-                "location": s.location(), "origin": s.origin().kind(),
-            });
-            if let Some(mode) = &mode {
-                entry["mode"] = json!(mode(s.name()));
-            }
-            entry
-        })
-        .collect();
-    let skipped: Vec<Value> = catalog
-        .skips()
-        .iter()
-        .map(|skip| {
-            let mut entry = json!({"location": skip.location, "reason": skip.reason.as_str()});
-            if let Some(detail) = &skip.detail {
-                entry["detail"] = json!(detail);
-            }
-            entry
-        })
-        .collect();
-    let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
-    json!({
-        "skills": skills, "skipped": skipped,
-        "filter_unmatched": catalog.filter_unmatched(), "warnings": warnings,
-    })
-}
-
-/// The first line of a description, `-` without one: what a table shows.
-fn first_line(skill: &skilldeck::Skill) -> &str {
-    skill.description().unwrap_or("-").lines().next().unwrap_or("")
-}
-
-fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
-    let skills: Vec<&skilldeck::Skill> = match view {
-        Some(view) => view.all().to_vec(),
-        None => catalog.skills().collect(),
-    };
-    let width = skills.iter().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
-    // Sized up front: a large catalog would otherwise regrow the string many times.
-    let size: usize = skills.iter().map(|s| width + 25 + s.name().len() + first_line(s).len()).sum();
-    let mut out = String::with_capacity(size + 64);
-    // Padded by hand: `{:<width$}` pads one character at a time, and this
-    // runs once per skill.
-    let mut row = |cells: &[(&str, usize)], description: &str| {
-        for &(cell, width) in cells {
-            out.push_str(cell);
-            out.extend(std::iter::repeat_n(' ', width.saturating_sub(cell.chars().count()) + 2));
-        }
-        out.push_str(description);
-        out.push('\n');
-    };
-    let mode = view.map(modes);
-    match mode {
-        Some(_) => row(&[("NAME", width), ("ORIGIN", 7), ("MODE", 11)], "DESCRIPTION"),
-        None => row(&[("NAME", width), ("ORIGIN", 7)], "DESCRIPTION"),
-    }
-    for skill in skills {
-        let (name, origin) = ((skill.name(), width), (skill.origin().kind(), 7));
-        match &mode {
-            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], first_line(skill)),
-            None => row(&[name, origin], first_line(skill)),
-        }
-    }
-    if !catalog.skips().is_empty() {
-        out.push_str("\nskipped:\n");
-        for skip in catalog.skips() {
-            let detail = skip.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), skip.location));
-        }
-    }
-    if !catalog.filter_unmatched().is_empty() {
-        out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
-    }
-    out
-}
-
-/// `{location, source, root?}` of one side of a shadowing.
-fn contender(location: &str, source: &Source) -> Value {
-    match source {
-        Source::Root(root) => json!({"location": location, "source": "root", "root": root}),
-        other => json!({"location": location, "source": other.to_string()}),
-    }
-}
-
-fn shadowed_json(catalog: &Catalog) -> Value {
-    let rows: Vec<Value> = catalog
-        .shadowed()
-        .iter()
-        .map(|s| {
-            json!({
-                "name": s.skill.name(),
-                "winner": contender(&s.winner_location, &s.winner_source),
-                "loser": contender(s.skill.location(), &s.source),
-            })
-        })
-        .collect();
-    json!(rows)
-}
-
-fn shadowed_table(catalog: &Catalog) -> String {
-    catalog
-        .shadowed()
-        .iter()
-        .map(|s| {
-            format!(
-                "{}\n  kept: {} ({})\n  lost: {} ({})\n",
-                s.skill.name(),
-                s.winner_location,
-                s.winner_source,
-                s.skill.location(),
-                s.source
-            )
-        })
-        .collect()
 }
 
 fn print(text: &str) -> anyhow::Result<()> {

@@ -1,0 +1,143 @@
+//! `skilldeck list`: the catalog (or one agent's view of it) and the
+//! shadowing report, as a table or as JSON.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+use skilldeck::{AgentView, Catalog, Source};
+
+/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
+fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
+    let eager: HashSet<&str> = view.eager().into_iter().map(|s| s.name()).collect();
+    move |name| match (view.profile().allows(name), eager.contains(name)) {
+        (false, _) => "not-allowed",
+        (true, true) => "eager",
+        (true, false) => "lazy",
+    }
+}
+
+pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
+    let skills: Vec<&skilldeck::Skill> = match view {
+        Some(view) => view.all().to_vec(),
+        None => catalog.skills().collect(),
+    };
+    let mode = view.map(modes);
+    let skills: Vec<Value> = skills
+        .iter()
+        .map(|s| {
+            let mut entry = json!({
+                "name": s.name(), "description": s.description(),
+                "location": s.location(), "origin": s.origin().kind(),
+            });
+            if let Some(mode) = &mode {
+                entry["mode"] = json!(mode(s.name()));
+            }
+            entry
+        })
+        .collect();
+    let skipped: Vec<Value> = catalog
+        .skips()
+        .iter()
+        .map(|skip| {
+            let mut entry = json!({"location": skip.location, "reason": skip.reason.as_str()});
+            if let Some(detail) = &skip.detail {
+                entry["detail"] = json!(detail);
+            }
+            entry
+        })
+        .collect();
+    let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
+    json!({
+        "skills": skills, "skipped": skipped,
+        "filter_unmatched": catalog.filter_unmatched(), "warnings": warnings,
+    })
+}
+
+/// The first line of a description, `-` without one: what a table shows.
+fn first_line(skill: &skilldeck::Skill) -> &str {
+    skill.description().unwrap_or("-").lines().next().unwrap_or("")
+}
+
+pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
+    let skills: Vec<&skilldeck::Skill> = match view {
+        Some(view) => view.all().to_vec(),
+        None => catalog.skills().collect(),
+    };
+    let width = skills.iter().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
+    // Sized up front: a large catalog would otherwise regrow the string many times.
+    let size: usize = skills.iter().map(|s| width + 25 + s.name().len() + first_line(s).len()).sum();
+    let mut out = String::with_capacity(size + 64);
+    // Padded by hand: `{:<width$}` pads one character at a time, and this
+    // runs once per skill.
+    let mut row = |cells: &[(&str, usize)], description: &str| {
+        for &(cell, width) in cells {
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', width.saturating_sub(cell.chars().count()) + 2));
+        }
+        out.push_str(description);
+        out.push('\n');
+    };
+    let mode = view.map(modes);
+    match mode {
+        Some(_) => row(&[("NAME", width), ("ORIGIN", 7), ("MODE", 11)], "DESCRIPTION"),
+        None => row(&[("NAME", width), ("ORIGIN", 7)], "DESCRIPTION"),
+    }
+    for skill in skills {
+        let (name, origin) = ((skill.name(), width), (skill.origin().kind(), 7));
+        match &mode {
+            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], first_line(skill)),
+            None => row(&[name, origin], first_line(skill)),
+        }
+    }
+    if !catalog.skips().is_empty() {
+        out.push_str("\nskipped:\n");
+        for skip in catalog.skips() {
+            let detail = skip.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), skip.location));
+        }
+    }
+    if !catalog.filter_unmatched().is_empty() {
+        out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
+    }
+    out
+}
+
+/// `{location, source, root?}` of one side of a shadowing.
+fn contender(location: &str, source: &Source) -> Value {
+    match source {
+        Source::Root(root) => json!({"location": location, "source": "root", "root": root}),
+        other => json!({"location": location, "source": other.to_string()}),
+    }
+}
+
+pub(crate) fn shadowed_json(catalog: &Catalog) -> Value {
+    let rows: Vec<Value> = catalog
+        .shadowed()
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.skill.name(),
+                "winner": contender(&s.winner_location, &s.winner_source),
+                "loser": contender(s.skill.location(), &s.source),
+            })
+        })
+        .collect();
+    json!(rows)
+}
+
+pub(crate) fn shadowed_table(catalog: &Catalog) -> String {
+    catalog
+        .shadowed()
+        .iter()
+        .map(|s| {
+            format!(
+                "{}\n  kept: {} ({})\n  lost: {} ({})\n",
+                s.skill.name(),
+                s.winner_location,
+                s.winner_source,
+                s.skill.location(),
+                s.source
+            )
+        })
+        .collect()
+}
