@@ -62,65 +62,18 @@
 //! Also left out: skilldeck's `recovered-frontmatter` warning, which toolnexus
 //! does not have (it rescues silently). The skills it concerns are compared.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 use skilldeck::{Catalog, Filter, SkillDef, SkillTool, Warning, render};
 
-use crate::util::Tree;
+use crate::util::{Oracle, Tree, workspace};
 
 /// The prefix toolnexus prints before each warning.
 const PREFIX: &str = "[toolnexus] ";
 
 /// Names called in every scenario besides the skills' own: none exists.
 const UNKNOWN: [&str; 3] = ["no-such-skill", "", "SKILL.md"];
-
-/// The workspace root.
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The Python interpreter of the toolnexus venv; fails the test when absent.
-fn python() -> PathBuf {
-    let path = std::env::var_os("SKILLDECK_TOOLNEXUS_PYTHON")
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| workspace().join("target/venvs/toolnexus/bin/python"), PathBuf::from);
-    assert!(
-        path.exists(),
-        "the toolnexus oracle's Python was not found at {}: run scripts/test, which creates the venv \
-         (target/venvs/toolnexus with toolnexus==0.21.0), or point SKILLDECK_TOOLNEXUS_PYTHON at a Python \
-         that has toolnexus 0.21.0 installed",
-        path.display()
-    );
-    path
-}
-
-/// Runs the oracle on one request and returns its answer.
-fn oracle(request: &Value) -> Value {
-    let script = workspace().join("tests/oracle/toolnexus_oracle.py");
-    let python = python();
-    let mut child = Command::new(&python)
-        .arg(&script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {} {}: {e}", python.display(), script.display()));
-    let mut stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin for the oracle"));
-    stdin.write_all(request.to_string().as_bytes()).unwrap_or_else(|e| panic!("writing to the oracle: {e}"));
-    drop(stdin);
-    let out = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for the oracle: {e}"));
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the oracle failed ({}) on {request}\nstdout: {stdout}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("the oracle's answer is not JSON ({e}): {stdout}"))
-}
 
 /// One scenario: the sources and options both engines get, and the names to call.
 #[derive(Clone, Debug, Default)]
@@ -225,7 +178,7 @@ impl Case {
                 calls.push(name);
             }
         }
-        let expected = oracle(&self.request(&calls));
+        let expected = Oracle::TOOLNEXUS.ask(&self.request(&calls));
         if std::env::var_os("SKILLDECK_DIFFERENTIAL_DUMP").is_some() {
             eprintln!("{}: {expected:#}", self.label);
         }

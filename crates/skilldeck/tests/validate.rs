@@ -19,52 +19,14 @@
 //! `target/venvs/skillsref/bin/python`; `scripts/test` creates that venv. A
 //! missing interpreter fails the tests.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use skilldeck::validate::{Check, Diagnostic, Severity, Validator};
 
-use crate::util::Tree;
+use crate::util::{Oracle, Tree};
 
 const YAML_PREFIX: &str = "Invalid YAML in frontmatter: ";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The Python of the skills-ref venv; fails the test when absent.
-pub(crate) fn skillsref_python() -> PathBuf {
-    let path = std::env::var_os("SKILLDECK_SKILLSREF_PYTHON")
-        .filter(|p| !p.is_empty())
-        .map_or_else(|| workspace().join("target/venvs/skillsref/bin/python"), PathBuf::from);
-    assert!(
-        path.exists(),
-        "the skills-ref oracle's Python was not found at {}: run scripts/test, which creates the venv \
-         (target/venvs/skillsref with skills-ref==0.1.1), or point SKILLDECK_SKILLSREF_PYTHON at a Python \
-         that has skills-ref 0.1.1 installed",
-        path.display()
-    );
-    path
-}
-
-/// One batch for the oracle.
-fn oracle(request: &Value) -> Value {
-    let script = workspace().join("tests/oracle/skillsref_oracle.py");
-    let python = skillsref_python();
-    let mut child = Command::new(&python)
-        .arg(&script)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {} {}: {e}", python.display(), script.display()));
-    child.stdin.take().expect("stdin").write_all(request.to_string().as_bytes()).expect("write the request");
-    let out = child.wait_with_output().expect("wait for the oracle");
-    assert!(out.status.success(), "the oracle failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("the oracle answers JSON")
-}
 
 /// What a case puts at its path.
 enum Make {
@@ -311,7 +273,7 @@ fn strict_messages_equal_skills_ref_for_every_check_it_has() {
     let tree = Tree::new();
     build(&tree, &cases);
     let paths: Vec<String> = cases.iter().map(|c| path_str(&tree.path(&c.dir))).collect();
-    let answer = oracle(&json!({"validate": paths}));
+    let answer = Oracle::SKILLSREF.ask(&json!({"validate": paths}));
     let answers = answer["validate"].as_array().expect("validate answers");
     assert_eq!(answers.len(), cases.len());
     let dump = std::env::var_os("SKILLDECK_DIFFERENTIAL_DUMP").is_some();
@@ -368,7 +330,7 @@ fn deliberate_differences() {
         tree.file(&format!("{dir}/SKILL.md"), bytes);
     }
     let paths: Vec<String> = cases.iter().map(|(_, dir, _)| path_str(&tree.path(dir))).collect();
-    let answer = oracle(&json!({"validate": paths}));
+    let answer = Oracle::SKILLSREF.ask(&json!({"validate": paths}));
     let theirs: Vec<Value> = answer["validate"].as_array().expect("answers").clone();
     let ours: Vec<Vec<(Check, String)>> = cases
         .iter()
@@ -460,7 +422,7 @@ fn read_properties_matches_skills_ref() {
     let mut paths: Vec<String> = cases.iter().map(|(dir, _)| path_str(&tree.path(dir))).collect();
     paths.push(path_str(&tree.path("no-skill-md")));
     paths.push(path_str(&tree.path("basic/SKILL.md")));
-    let answer = oracle(&json!({"read_properties": paths}));
+    let answer = Oracle::SKILLSREF.ask(&json!({"read_properties": paths}));
     let answers = answer["read_properties"].as_array().expect("answers");
     let dashes = paths.iter().position(|p| p.ends_with("/dashes")).expect("dashes");
     assert_eq!(answers[dashes]["json"], "{\n  \"name\": \"dashes\",\n  \"description\": \"Turn A\"\n}");
