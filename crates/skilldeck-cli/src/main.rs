@@ -164,12 +164,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let agents = cli.agent.agents.as_deref().map(read_agents).transpose()?.unwrap_or_default();
     let profile = cli.agent.profile(&agents);
-    let store = match &cli.sources.store {
-        Some(path) => Some(Arc::new(SqliteStore::open(path)?) as Arc<dyn SkillStore>),
-        None => None,
-    };
-    let builder = catalog_builder(&cli.sources, store.clone())?;
-    match cli.command {
+    // The commands that read no source answer before any is opened.
+    let command = match cli.command {
         Command::Schema { format } => {
             let declaration = if profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() };
             let shaped = match format {
@@ -179,23 +175,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 SchemaFormat::Mcp => declaration.mcp(),
             };
             print_json(&json!([shaped]))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Serve(args) => serve::run(args, &cli.sources, profile),
-        Command::Store { command } => {
-            let Some(store) = store else { bail!("store commands need --store FILE.sqlite") };
-            run_store(command, store.as_ref(), builder, cli.agent.agent.as_deref())
+            return Ok(ExitCode::SUCCESS);
         }
         Command::Validate(args) => {
             let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
-            validate::validate(&args, cli.sources.strict, symlinks)
+            return validate::validate(&args, cli.sources.strict, symlinks);
+        }
+        command => command,
+    };
+    let store = match &cli.sources.store {
+        Some(path) => Some(Arc::new(SqliteStore::open(path)?)),
+        None => None,
+    };
+    // The roots and data skills, read once; the store is added where a command reads it.
+    let disk = catalog_builder(&cli.sources)?;
+    let with_store = |builder: CatalogBuilder| match &store {
+        Some(store) => builder.store(store.clone()),
+        None => builder,
+    };
+    match command {
+        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), &cli.sources.roots, profile),
+        Command::Store { command } => {
+            let Some(store) = &store else { bail!("store commands need --store FILE.sqlite") };
+            run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
         }
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
-            let catalog = catalog_builder(&cli.sources, None)?.build()?;
+            let catalog = disk.build()?;
+            let store = store.as_deref().map(|s| s as &dyn SkillStore);
             let doctor = doctor::Doctor {
                 catalog: Some(&catalog),
-                store: store.as_deref(),
+                store,
                 agents: cli.agent.agents.is_some().then_some(agents.as_slice()),
             };
             let findings = doctor.check();
@@ -215,7 +225,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         command => {
             // Never dropped: the process ends after this command, and freeing every
             // skill one by one costs more than the rest of a large list.
-            let catalog = std::mem::ManuallyDrop::new(builder.build()?);
+            let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
             for warning in catalog.warnings() {
                 eprintln!("warning: {warning}");
             }
@@ -283,7 +293,8 @@ fn tool_output(result: &ToolResult) -> anyhow::Result<ExitCode> {
     Ok(if result.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-fn catalog_builder(sources: &SourceArgs, store: Option<Arc<dyn SkillStore>>) -> anyhow::Result<CatalogBuilder> {
+/// The builder of the roots and data skills the flags name, without the store.
+fn catalog_builder(sources: &SourceArgs) -> anyhow::Result<CatalogBuilder> {
     let mut builder = Catalog::builder()
         .roots(&sources.roots)
         .filter(Filter::new(sources.filter.iter().cloned()))
@@ -292,9 +303,6 @@ fn catalog_builder(sources: &SourceArgs, store: Option<Arc<dyn SkillStore>>) -> 
         .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow });
     for file in &sources.skills {
         builder = builder.skills(read_skill_defs(file)?);
-    }
-    if let Some(store) = store {
-        builder = builder.store(store);
     }
     Ok(builder)
 }

@@ -2,18 +2,16 @@
 //! HTTP with `--http`). The server itself is the `skilldeck-mcp` crate.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use skilldeck::store::SkillStore;
-use skilldeck::{AgentProfile, LiveCatalog};
+use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 use skilldeck_mcp::{HttpOptions, Options, SkillServer, Watch};
 use skilldeck_store::SqliteStore;
-
-use crate::{SourceArgs, catalog_builder};
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
 const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
@@ -34,21 +32,22 @@ pub(crate) struct ServeArgs {
 }
 
 /// Runs the server until stdin closes (stdio) or the process is interrupted (HTTP).
-pub(crate) fn run(args: ServeArgs, sources: &SourceArgs, profile: Option<AgentProfile>) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(
+    args: ServeArgs,
+    builder: CatalogBuilder,
+    store: Option<Arc<SqliteStore>>,
+    roots: &[PathBuf],
+    profile: Option<AgentProfile>,
+) -> anyhow::Result<ExitCode> {
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token)).transpose()?;
-    let store = match &sources.store {
-        Some(path) => Some(Arc::new(SqliteStore::open(path)?)),
-        None => None,
-    };
-    let builder = catalog_builder(sources, store.clone().map(|s| s as Arc<dyn SkillStore>))?;
     let live = LiveCatalog::new(builder)?;
     for warning in live.snapshot().warnings() {
         eprintln!("warning: {warning}");
     }
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let server = SkillServer::new(live, Options { profile, page_size });
-    let watch = Watch { roots: sources.roots.clone(), store };
+    let watch = Watch { roots: roots.to_vec(), store };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {
