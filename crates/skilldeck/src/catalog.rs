@@ -548,8 +548,7 @@ impl CatalogBuilder {
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
-        // The order that decides which duplicate wins: depth, then code point.
-        walk.files.sort_by(|(a, _), (b, _)| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
+        walk.files.sort_by(|(a, _), (b, _)| candidate_order(a, b));
         assembly.skills.reserve(walk.files.len());
         let source = Source::Root(root.to_path_buf());
         for (file, outcome) in walk.files {
@@ -563,8 +562,14 @@ impl CatalogBuilder {
     }
 }
 
+/// The order of `SKILL.md` candidates within a root, which decides which
+/// duplicate wins: depth (fewest segments first), then code point.
+pub(crate) fn candidate_order(a: &skilldeck_walk::File, b: &skilldeck_walk::File) -> std::cmp::Ordering {
+    (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
+}
+
 /// A walker below `dir` that never enters [`SKIPPED_DIRS`].
-fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
+pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
     SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
 }
 

@@ -57,10 +57,10 @@ use serde_saphyr::Spanned;
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::catalog::{DEFAULT_MAX_FRONTMATTER, SKILL_MD, SKIPPED_DIRS};
+use crate::catalog::{DEFAULT_MAX_FRONTMATTER, SKILL_MD, candidate_order, walker};
 use crate::frontmatter::{self, BOM, Fences};
 use crate::skill::{Origin, Skill};
-use skilldeck_walk::{Limits, Symlinks, Walker, parallel_map};
+use skilldeck_walk::{Limits, Symlinks, parallel_map};
 
 /// `skills-ref`'s `MAX_SKILL_NAME_LENGTH`.
 pub const MAX_NAME_LENGTH: usize = 64;
@@ -469,13 +469,9 @@ impl Validator {
 
     /// Every `SKILL.md` below `root` (a directory without one of its own).
     fn validate_root(&self, root: &Path) -> Vec<Report> {
-        let walker = SKIPPED_DIRS
-            .iter()
-            .fold(Walker::new(root), |w, d| w.skip_dir(d))
-            .symlinks(self.symlinks)
-            .limits(self.limits);
+        let walker = walker(root, self.symlinks, self.limits);
         let mut walk = walker.files(|name| name.to_string_lossy().eq_ignore_ascii_case(SKILL_MD));
-        walk.files.sort_by(|a, b| (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes())));
+        walk.files.sort_by(candidate_order);
         // A `skill.md` beside a `SKILL.md` is not the skill's file.
         let exact: std::collections::HashSet<&Path> = walk
             .files
