@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import itertools
+import os
 import shutil
+import subprocess
 from typing import Any
 
 import anyio
@@ -118,17 +120,37 @@ async def run_edits(client: Any, changes: Changes, root: Any, args: list[str], s
     assert skill_uri("beta") not in [str(r.uri) for r in (await client.list_resources()).resources]
 
 
+def fresh_store(kind: str, tmp_path: Any) -> str:
+    """A new, empty store: a SQLite file, or a PostgreSQL schema of its own on the
+    server `SKILLDECK_TEST_POSTGRES` names (scripts/test starts one)."""
+    if kind == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    url = os.environ.get("SKILLDECK_TEST_POSTGRES")
+    if not url:
+        pytest.skip("set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL store tests")
+    schema = f"mcp_{os.getpid()}_{next(SCHEMAS)}"
+    subprocess.run(["psql", "-q", url, "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"],
+                   check=True)
+    return f"{url}{'&' if '?' in url else '?'}options=-c%20search_path%3D{schema}"
+
+
+SCHEMAS = itertools.count()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 @pytest.mark.parametrize("transport", TRANSPORTS)
-async def test_store_write_notifies_and_serves_the_record(transport: str, tmp_path: Any) -> None:
+async def test_store_write_notifies_and_serves_the_record(transport: str, kind: str, tmp_path: Any) -> None:
+    """Another process writes to the store the server reads; the server hears of it
+    (SQLite's data_version, PostgreSQL's NOTIFY), reloads and serves the record."""
     root = write_tree(tmp_path / "skills", {"beta": MAIN_TREE["beta"]})
-    store = tmp_path / "store.sqlite"
-    args = ["--root", str(root), "--store", str(store)]
+    store = fresh_store(kind, tmp_path)
+    args = ["--root", str(root), "--store", store]
     record = b"---\nname: stored\ndescription: Written while serving.\n---\n\nStored body.\n"
     (tmp_path / "stored.md").write_bytes(record)
     changes = Changes()
     async with connect(transport, "legacy", args, message_handler=changes) as client:
         assert (await client.call_tool("skill", {"name": "stored"})).is_error
-        run_cli("store", "write", "stored", "--file", str(tmp_path / "stored.md"), "--store", str(store), check=True)
+        run_cli("store", "write", "stored", "--file", str(tmp_path / "stored.md"), "--store", store, check=True)
         await changes.wait()
         assert text_of(await client.read_resource(skill_uri("stored"))) == record
         expected, _ = cli_load("stored", args)

@@ -16,7 +16,6 @@ use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SkillDef, SkillTool,
     Symlinks, ToolResult, render,
 };
-use skilldeck_store::SqliteStore;
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
 /// makes hundreds of thousands of small allocations on two threads, glibc grew
@@ -68,9 +67,11 @@ struct SourceArgs {
     /// Do not follow symbolic links while walking.
     #[arg(long, global = true)]
     no_follow_symlinks: bool,
-    /// A SQLite file of authored skills (created if missing); its records overlay the roots.
-    #[arg(long, value_name = "FILE.sqlite", global = true)]
-    store: Option<PathBuf>,
+    /// Authored skills, whose records overlay the roots: a SQLite file (created
+    /// if missing), or a PostgreSQL database shared by several hosts
+    /// (`postgres://user@host/db`).
+    #[arg(long, value_name = "FILE.sqlite|postgres://URL", global = true)]
+    store: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -191,7 +192,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         command => command,
     };
     let store = match &cli.sources.store {
-        Some(path) => Some(Arc::new(SqliteStore::open(path)?)),
+        Some(location) => Some(Arc::<dyn SkillStore>::from(skilldeck_store::open(location)?)),
         None => None,
     };
     // The roots and data skills, read once; the store is added where a command reads it.
@@ -203,7 +204,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match command {
         Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), &cli.sources.roots, profile),
         Command::Store { command } => {
-            let Some(store) = &store else { bail!("store commands need --store FILE.sqlite") };
+            let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
             run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
         }
         Command::Doctor { json } => {

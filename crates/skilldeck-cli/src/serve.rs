@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 use skilldeck_mcp::{HttpOptions, Options, SkillServer, Watch};
-use skilldeck_store::SqliteStore;
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
 const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
@@ -35,7 +35,7 @@ pub(crate) struct ServeArgs {
 pub(crate) fn run(
     args: ServeArgs,
     builder: CatalogBuilder,
-    store: Option<Arc<SqliteStore>>,
+    store: Option<Arc<dyn SkillStore>>,
     roots: &[PathBuf],
     profile: Option<AgentProfile>,
 ) -> anyhow::Result<ExitCode> {

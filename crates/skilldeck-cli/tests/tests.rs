@@ -149,13 +149,39 @@ fn warnings_go_to_stderr_and_the_table_to_stdout() {
 
 // ---- agents and the store ------------------------------------------------------
 
-/// A temp dir holding a root with two skills and a store path.
+/// A temp dir holding a root with two skills, and a store: a SQLite file in
+/// the dir, or a schema of its own on the PostgreSQL server of the tests.
 struct Deck {
     dir: tempfile::TempDir,
+    store: String,
 }
 
 impl Deck {
     fn new() -> Deck {
+        let mut deck = Deck::with_root();
+        deck.store = deck.path("store.sqlite");
+        deck
+    }
+
+    /// A deck whose store is a new schema on `SKILLDECK_TEST_POSTGRES`;
+    /// `None`, said on stderr, when no server is given.
+    fn postgres() -> Option<Deck> {
+        let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else {
+            eprintln!("skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests");
+            return None;
+        };
+        static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let schema =
+            format!("cli_{}_{}", std::process::id(), SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let sql = format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}");
+        let made = Command::new("psql").args(["-q", &url, "-c", &sql]).status().expect("run psql");
+        assert!(made.success(), "psql could not make schema {schema} on {url}");
+        let mut deck = Deck::with_root();
+        deck.store = format!("{url}{}options=-c%20search_path%3D{schema}", if url.contains('?') { '&' } else { '?' });
+        Some(deck)
+    }
+
+    fn with_root() -> Deck {
         let dir = tempfile::tempdir().unwrap();
         for (name, extra) in [("cardapio", "triggers: [cardápio]\n"), ("formato", "companions: [cardapio]\n")] {
             let skill = dir.path().join("root").join(name);
@@ -163,17 +189,16 @@ impl Deck {
             let md = format!("---\nname: {name}\ndescription: about {name}\n{extra}---\n\nbody of {name}\n");
             std::fs::write(skill.join("SKILL.md"), md).unwrap();
         }
-        Deck { dir }
+        Deck { dir, store: String::new() }
     }
 
     fn path(&self, rel: &str) -> String {
         self.dir.path().join(rel).to_str().unwrap().to_owned()
     }
 
-    /// Runs skilldeck with `--root root --store store.sqlite` after `args`.
+    /// Runs skilldeck with `--root root --store STORE` after `args`.
     fn run(&self, args: &[&str]) -> Output {
-        let (root, store) = (self.path("root"), self.path("store.sqlite"));
-        skilldeck(&[args, &["--root", &root, "--store", &store]].concat())
+        skilldeck(&[args, &["--root", &self.path("root"), "--store", &self.store]].concat())
     }
 
     fn write(&self, name: &str, content: &str, extra: &[&str]) -> Output {
@@ -237,7 +262,17 @@ fn load_with_an_agent_uses_load_skill() {
 
 #[test]
 fn store_commands_round_trip_through_a_sqlite_file() {
-    let deck = Deck::new();
+    store_commands_round_trip(&Deck::new());
+}
+
+#[test]
+fn store_commands_round_trip_through_postgres() {
+    if let Some(deck) = Deck::postgres() {
+        store_commands_round_trip(&deck);
+    }
+}
+
+fn store_commands_round_trip(deck: &Deck) {
     let v1 = "---\nname: pedido\ndescription: pedidos\n---\nv1\n";
     let v2 = "---\nname: pedido\ndescription: pedidos\n---\nv2\n";
     assert_eq!(deck.write("pedido", v1, &[]).status.code(), Some(0));
@@ -308,7 +343,21 @@ fn store_refusals_exit_1_with_insikas_text() {
     let no_store = skilldeck(&["store", "agents"]);
     assert_eq!(
         (no_store.status.code(), stderr(&no_store)),
-        (Some(2), "skilldeck: store commands need --store FILE.sqlite\n".into())
+        (Some(2), "skilldeck: store commands need --store FILE.sqlite|postgres://URL\n".into())
+    );
+}
+
+#[test]
+fn an_unreachable_postgres_store_is_a_clear_error() {
+    let out = skilldeck(&["list", "--store", "postgres://skills:s3cret@127.0.0.1:1/skills"]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (
+            Some(2),
+            "skilldeck: skill store postgres://skills@127.0.0.1:1/skills: error connecting to server: \
+             Connection refused (os error 111)\n"
+                .into()
+        )
     );
 }
 

@@ -1,5 +1,5 @@
 //! Keeping the published catalog current: a file watcher on the roots and a
-//! poll of the store trigger a debounced reload, then the list-changed
+//! poll of the store's change token trigger a debounced reload, then the list-changed
 //! notifications.
 
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use skilldeck_store::SqliteStore;
+use skilldeck::store::SkillStore;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -22,12 +22,18 @@ const MAX_DELAY: Duration = Duration::from_secs(1);
 const STORE_POLL: Duration = Duration::from_millis(500);
 
 /// What to watch.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Watch {
     /// Directories whose changes reload the catalog (the roots).
     pub roots: Vec<PathBuf>,
-    /// A store whose `data_version` is polled.
-    pub store: Option<Arc<SqliteStore>>,
+    /// A store whose [change token](SkillStore::change_token) is polled.
+    pub store: Option<Arc<dyn SkillStore>>,
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch").field("roots", &self.roots).field("store", &self.store.is_some()).finish()
+    }
 }
 
 /// The running watchers; dropping it stops them.
@@ -131,9 +137,9 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<(
     }
 }
 
-async fn poll_store(store: Arc<SqliteStore>, changes: mpsc::UnboundedSender<()>) {
-    let version = |store: Arc<SqliteStore>| async move {
-        tokio::task::spawn_blocking(move || store.data_version().ok()).await.ok().flatten()
+async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<()>) {
+    let version = |store: Arc<dyn SkillStore>| async move {
+        tokio::task::spawn_blocking(move || store.change_token().ok().flatten()).await.ok().flatten()
     };
     let mut seen = version(store.clone()).await;
     let mut tick = tokio::time::interval(STORE_POLL);

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use skilldeck::store::{SkillStore, StoreError};
+use skilldeck::store::StoreError;
 use skilldeck_store::SqliteStore;
 
-use crate::contents;
+use crate::{Fresh, contents};
 
 /// The error of opening `path`, checked to be a Backend error naming it.
 fn refused(path: &Path) -> String {
@@ -54,11 +54,8 @@ fn a_missing_directory_is_refused() {
     assert!(!missing.exists(), "not created");
 }
 
-#[test]
-fn hostile_records_round_trip() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("skills.db");
-    let store = SqliteStore::open(&path).unwrap();
+fn hostile_records_round_trip(fresh: &Fresh) {
+    let store = fresh.open();
     let huge: String = "---\nname: huge\n---\n".to_owned() + &"ação 😀 \0 \r\n".repeat(5 * (1 << 20) / 16);
     let cases: [(&str, Option<&str>, String); 6] = [
         ("huge", None, huge),
@@ -73,7 +70,7 @@ fn hostile_records_round_trip() {
         store.write(name, &format!("{content}!"), *agent, false).unwrap();
     }
     drop(store);
-    let store = SqliteStore::open(&path).unwrap();
+    let store = fresh.open();
     for (name, agent, content) in &cases {
         assert_eq!(store.get(name, *agent).unwrap().unwrap().content, format!("{content}!"), "{name:?}");
         assert_eq!(contents(&store.versions(name, *agent).unwrap()), [content.as_str()], "{name:?}");
@@ -84,4 +81,54 @@ fn hostile_records_round_trip() {
     assert_eq!(store.names(Some("nul\0agent")).unwrap(), ["nul\0name"]);
     assert_eq!(store.get("nul", Some("nul")).unwrap(), None, "NUL does not cut a key short");
     assert!(store.delete("nul\0name", Some("nul\0agent")).unwrap());
+}
+
+on_each_store!(hostile_records_round_trip);
+
+/// A server that is not there, a database that is not there, a URL that does
+/// not parse: each a `Backend` error naming the server without the password,
+/// at once (no hang).
+#[cfg(feature = "postgres")]
+#[test]
+fn unreachable_postgres_is_a_typed_error_naming_the_server() {
+    use skilldeck_store::PostgresStore;
+    let refused = |url: &str| PostgresStore::open(url).expect_err("refused").to_string();
+    let started = std::time::Instant::now();
+    // Port 1 on loopback: nothing listens there.
+    let err = refused("postgres://skills:s3cret@127.0.0.1:1/skills");
+    assert_eq!(
+        err,
+        "skill store postgres://skills@127.0.0.1:1/skills: error connecting to server: Connection refused (os error 111)"
+    );
+    assert_eq!(
+        refused("postgres://u@127.0.0.1:1/x?connect_timeout=not-a-number"),
+        "skill store PostgreSQL URL: invalid connection string: invalid value for option `connect_timeout`"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "no hang");
+    let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else { return };
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let err = refused(&format!("{base}/no_such_database"));
+    assert!(err.ends_with("/no_such_database: FATAL: database \"no_such_database\" does not exist"), "{err}");
+}
+
+/// The server ends the connection (a restart, an admin): the next read
+/// connects again and answers, a write after that works, and the change
+/// token moves, since notifications may have been missed meanwhile.
+#[test]
+fn a_lost_postgres_connection_is_opened_again() {
+    let Some(fresh) = Fresh::postgres() else { return };
+    let store = fresh.open();
+    store.write("pedido", "v1", None, false).unwrap();
+    let seen = store.change_token().unwrap();
+    // The fresh store's URL names its connections after its schema; the
+    // timeout makes the call wait until the connection is really gone.
+    let ended = fresh.sql(
+        "SELECT pg_terminate_backend(pid, 5000)::text FROM pg_stat_activity \
+         WHERE application_name = current_setting('application_name') AND pid <> pg_backend_pid()",
+    );
+    assert_eq!(ended, ["true"]);
+    assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v1");
+    assert_ne!(store.change_token().unwrap(), seen);
+    store.write("pedido", "v2", None, false).unwrap();
+    assert_eq!(store.versions("pedido", None).unwrap()[0].content, "v1");
 }

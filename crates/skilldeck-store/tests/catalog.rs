@@ -1,21 +1,17 @@
-//! A catalog over a real SQLite store: records overlay disk, agent scopes
+//! A catalog over each real store: records overlay disk, agent scopes
 //! resolve, and bad records are skipped while the rest loads.
 
 use std::sync::Arc;
 
-use skilldeck::store::SkillStore;
+use crate::Fresh;
 use skilldeck::{AgentProfile, Catalog, LoadSkillTool, Warning};
-use skilldeck_store::SqliteStore;
 
-use crate::fresh;
-
-#[test]
-fn hostile_records_are_skipped_and_the_rest_loads() {
+fn hostile_records_are_skipped_and_the_rest_loads(fresh: &Fresh) {
     let disk = tempfile::tempdir().unwrap();
     let seed = disk.path().join("pedido");
     std::fs::create_dir_all(&seed).unwrap();
     std::fs::write(seed.join("SKILL.md"), "---\nname: pedido\ndescription: d\n---\nseed\n").unwrap();
-    let (dir, store) = fresh();
+    let store = fresh.open();
     let records = [
         ("pedido", "no fences, the disk seed stays"),
         ("alias-bomb", "---\nname: a\nx: &a [*a, *a]\n---\nbody\n"),
@@ -27,8 +23,8 @@ fn hostile_records_are_skipped_and_the_rest_loads() {
     for (key, content) in records {
         store.write(key, content, None, false).unwrap();
     }
-    let catalog = Catalog::builder().root(disk.path()).store(Arc::new(store)).build().unwrap();
-    let strict = Catalog::builder().store(Arc::new(SqliteStore::open(dir.path().join("skills.db")).unwrap()));
+    let catalog = Catalog::builder().root(disk.path()).store(Arc::from(store)).build().unwrap();
+    let strict = Catalog::builder().store(Arc::from(fresh.open()));
     let strict = strict.frontmatter_mode(skilldeck::FrontmatterMode::Strict).build().unwrap();
     let refused: Vec<(&str, &str)> = strict
         .skips()
@@ -65,15 +61,15 @@ fn hostile_records_are_skipped_and_the_rest_loads() {
     assert!(catalog.skips().iter().all(|s| s.detail.is_some()), "every skip says what is wrong");
 }
 
-#[test]
-fn agent_records_resolve_through_a_sqlite_file() {
-    let (dir, store) = fresh();
+fn agent_records_resolve_through_the_store(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("esc", "---\nname: esc\n---\nshared\n", None, false).unwrap();
     store.write("esc", "---\nname: esc\n---\nmine\n", Some("kino"), false).unwrap();
     drop(store);
-    let store = Arc::new(SqliteStore::open(dir.path().join("skills.db")).unwrap());
-    let catalog = Catalog::builder().store(store).build().unwrap();
+    let catalog = Catalog::builder().store(Arc::from(fresh.open())).build().unwrap();
     let (kino, biro) = (AgentProfile::new("kino"), AgentProfile::new("biro"));
     assert_eq!(LoadSkillTool::new(&catalog.view(&kino)).load("esc").output, "mine");
     assert_eq!(LoadSkillTool::new(&catalog.view(&biro)).load("esc").output, "shared");
 }
+
+on_each_store!(hostile_records_are_skipped_and_the_rest_loads, agent_records_resolve_through_the_store);

@@ -1,12 +1,12 @@
 //! One random sequence of operations on MemoryStore, the reference, and on
-//! SqliteStore: every result and every error text must agree. Times depend on
+//! each backend: every result and every error text must agree. Times depend on
 //! the clock, so they are compared for shape only.
 
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
-use skilldeck_store::SqliteStore;
 
-use crate::{is_timestamp, snapshot};
+use crate::{Fresh, is_timestamp, snapshot};
 
 const NAMES: [&str; 4] = ["a", "b", "é", "a/b"];
 const AGENTS: [Option<&str>; 4] = [None, Some("biro"), Some("kino"), Some("")];
@@ -76,12 +76,28 @@ proptest! {
 
     #[test]
     fn sqlite_store_behaves_like_memory_store(ops in prop::collection::vec(op(), 1..40)) {
-        let dir = tempfile::tempdir().unwrap();
-        let sqlite = SqliteStore::open(dir.path().join("skills.db")).unwrap();
-        let memory = MemoryStore::default();
-        for (i, op) in ops.iter().enumerate() {
-            prop_assert_eq!(apply(&sqlite, op), apply(&memory, op), "op {} {:?}", i, op);
-        }
-        prop_assert_eq!(snapshot(&sqlite, &AGENTS, &NAMES), snapshot(&memory, &AGENTS, &NAMES));
+        behaves_like_memory_store(&Fresh::sqlite(), &ops)?;
     }
+}
+
+proptest! {
+    // Each case makes a schema on the server: fewer cases.
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn postgres_store_behaves_like_memory_store(ops in prop::collection::vec(op(), 1..40)) {
+        if let Some(fresh) = Fresh::postgres() {
+            behaves_like_memory_store(&fresh, &ops)?;
+        }
+    }
+}
+
+fn behaves_like_memory_store(fresh: &Fresh, ops: &[Op]) -> Result<(), TestCaseError> {
+    let store = fresh.open();
+    let memory = MemoryStore::default();
+    for (i, op) in ops.iter().enumerate() {
+        prop_assert_eq!(apply(&*store, op), apply(&memory, op), "op {} {:?}", i, op);
+    }
+    prop_assert_eq!(snapshot(&*store, &AGENTS, &NAMES), snapshot(&memory, &AGENTS, &NAMES));
+    Ok(())
 }

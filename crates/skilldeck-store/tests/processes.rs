@@ -1,31 +1,29 @@
-//! Several OS processes on one file. The children are this test binary run
+//! Several OS processes on one store. The children are this test binary run
 //! again on the `child` test, which does nothing unless `SKILLDECK_STORE_CHILD`
 //! tells it a job; a child reports on stdout in lines starting with `@@`.
 
 use std::io::{BufRead, BufReader, Lines, Write};
-use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 
-use skilldeck::store::{HISTORY_CAP, SkillStore};
-use skilldeck_store::SqliteStore;
+use skilldeck::store::HISTORY_CAP;
 
-use crate::contents;
+use crate::{Backend, Fresh, contents};
 
 const JOB: &str = "SKILLDECK_STORE_CHILD";
 
-/// The child side: `JOB` is `job\tpath\targs…`.
+/// The child side: `JOB` is `job\tlocation\targs…`.
 #[test]
 fn child() {
     let Ok(job) = std::env::var(JOB) else { return };
     let fields: Vec<&str> = job.split('\t').collect();
-    let store = SqliteStore::open(fields[1]).unwrap();
+    let store = skilldeck_store::open(fields[1]).unwrap();
     let report = |line: String| {
         let mut out = std::io::stdout().lock();
         writeln!(out, "@@{line}").unwrap();
         out.flush().unwrap();
     };
     match fields[0] {
-        // writer PATH AGENT PREFIX N: N different skills of one agent.
+        // writer LOCATION AGENT PREFIX N: N different skills of one agent.
         "writer" => {
             let (agent, prefix, n): (&str, &str, usize) = (fields[2], fields[3], fields[4].parse().unwrap());
             report("ready".into());
@@ -37,7 +35,7 @@ fn child() {
                 pause();
             }
         }
-        // same PATH TAG N: one key, N times.
+        // same LOCATION TAG N: one key, N times.
         "same" => {
             let (tag, n): (&str, usize) = (fields[2], fields[3].parse().unwrap());
             report("ready".into());
@@ -47,7 +45,7 @@ fn child() {
                 pause();
             }
         }
-        // big PATH: big versions of one key, from the one after the current, until killed (200 at most).
+        // big LOCATION: big versions of one key, from the one after the current, until killed (200 at most).
         "big" => {
             let first = store.get("big", None).unwrap().map_or(0, |r| big_version(&r.content) + 1);
             for i in first..first + 200 {
@@ -129,29 +127,18 @@ fn race(jobs: &[&[&str]]) {
     }
 }
 
-fn path_str(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-#[test]
-fn two_processes_writing_one_agent_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("skills.db");
-    let p = path_str(&path);
-    // Both children create the file at once, too.
+fn two_processes_writing_one_agent_lose_nothing(fresh: &Fresh) {
+    let p = fresh.location.as_str();
+    // Both children create the store at once, too.
     race(&[&["writer", p, "biro", "left", "200"], &["writer", p, "biro", "right", "200"]]);
-    let store = SqliteStore::open(&path).unwrap();
+    let store = fresh.open();
     let all = store.all(Some("biro")).unwrap();
     assert_eq!(all.len(), 400);
     // Row ids are given in commit order: the two writers really did take turns.
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    let writers: Vec<String> = conn
-        .prepare("SELECT substr(name, 1, 4) FROM skill ORDER BY id")
-        .unwrap()
-        .query_map([], |row| row.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let writers = fresh.sql(match fresh.backend {
+        Backend::Sqlite => "SELECT substr(name, 1, 4) FROM skill ORDER BY id",
+        Backend::Postgres => "SELECT convert_from(substr(name, 1, 4), 'UTF8') FROM skilldeck_skill ORDER BY id",
+    });
     assert!(turns(&writers) >= 2, "the writes did not interleave: {}", writers.concat());
     for prefix in ["left", "right"] {
         for i in 0..200 {
@@ -163,13 +150,10 @@ fn two_processes_writing_one_agent_lose_nothing() {
     assert!(store.names(None).unwrap().is_empty());
 }
 
-#[test]
-fn two_processes_writing_one_key_keep_a_whole_history() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("skills.db");
-    let p = path_str(&path);
+fn two_processes_writing_one_key_keep_a_whole_history(fresh: &Fresh) {
+    let p = fresh.location.as_str();
     race(&[&["same", p, "left", "100"], &["same", p, "right", "100"]]);
-    let store = SqliteStore::open(&path).unwrap();
+    let store = fresh.open();
     let current = store.get("same", None).unwrap().unwrap().content;
     assert!(current == "left-099" || current == "right-099", "the last write wins: {current}");
     let history = contents(&store.versions("same", None).unwrap());
@@ -199,13 +183,10 @@ fn big_version(content: &str) -> u32 {
     content[4..10].parse().unwrap()
 }
 
-#[test]
-fn a_write_killed_midway_leaves_whole_versions() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("skills.db");
+fn a_write_killed_midway_leaves_whole_versions(fresh: &Fresh) {
     let mut acknowledged = None;
     for round in 0..3 {
-        let mut kid = Kid::spawn(&["big", path_str(&path)]);
+        let mut kid = Kid::spawn(&["big", &fresh.location]);
         // Let it finish a few writes, then kill it while it is in the next one.
         let mut done = 0;
         while done < 3 {
@@ -217,12 +198,12 @@ fn a_write_killed_midway_leaves_whole_versions() {
         kid.child.wait().unwrap();
         drop(kid);
 
-        let store = SqliteStore::open(&path).unwrap();
+        let store = fresh.open();
         let current = store.get("big", None).unwrap().unwrap().content;
         let n = big_version(&current);
         assert_eq!(current, big(n), "round {round}: current version {n} is whole");
         let last = acknowledged.unwrap();
-        assert!(n >= last, "round {round}: version {last} was acknowledged, the file has {n}");
+        assert!(n >= last, "round {round}: version {last} was acknowledged, the store has {n}");
         let history = store.versions("big", None).unwrap();
         assert_eq!(history.len(), usize::try_from(n).unwrap().min(HISTORY_CAP), "round {round}");
         for (k, version) in (1..).zip(&history) {
@@ -230,3 +211,9 @@ fn a_write_killed_midway_leaves_whole_versions() {
         }
     }
 }
+
+on_each_store!(
+    two_processes_writing_one_agent_lose_nothing,
+    two_processes_writing_one_key_keep_a_whole_history,
+    a_write_killed_midway_leaves_whole_versions,
+);

@@ -1,19 +1,19 @@
-//! What a write leaves in the file: dropping the store and opening the file
-//! again shows exactly the same records, times and histories. And the schema
-//! version the file carries.
+//! What a write leaves behind: dropping the store and opening it again shows
+//! exactly the same records, times and histories. And the schema version the
+//! file or database carries.
 
 use std::path::Path;
 
 use skilldeck::store::{MemoryStore, Record, SkillStore, Version};
 use skilldeck_store::SqliteStore;
 
-use crate::snapshot;
+use crate::{Fresh, snapshot};
 
 const AGENTS: [Option<&str>; 3] = [None, Some("biro"), Some("")];
 const NAMES: [&str; 3] = ["pedido", "cardapio", "a/b"];
 
 /// Every record and history of the file, times included.
-fn full(store: &SqliteStore) -> Vec<(Option<&'static str>, String, Record, Vec<Version>)> {
+fn full(store: &dyn SkillStore) -> Vec<(Option<&'static str>, String, Record, Vec<Version>)> {
     let mut out = Vec::new();
     for agent in AGENTS {
         for (name, record) in store.all(agent).unwrap() {
@@ -24,10 +24,7 @@ fn full(store: &SqliteStore) -> Vec<(Option<&'static str>, String, Record, Vec<V
     out
 }
 
-#[test]
-fn every_write_is_in_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("skills.db");
+fn every_write_is_kept(fresh: &Fresh) {
     let memory = MemoryStore::default();
     type Step = fn(&dyn SkillStore, usize);
     let steps: &[Step] = &[
@@ -53,17 +50,37 @@ fn every_write_is_in_the_file() {
             let _ = s.delete("cardapio", None).unwrap();
         },
     ];
-    let mut store = SqliteStore::open(&path).unwrap();
+    let mut store = fresh.open();
     for i in 0..30 {
         let step = steps[i % steps.len()];
-        step(&store, i);
+        step(&*store, i);
         step(&memory, i);
-        let before = full(&store);
+        let before = full(&*store);
         drop(store);
-        store = SqliteStore::open(&path).unwrap();
-        assert_eq!(full(&store), before, "after step {i}");
-        assert_eq!(snapshot(&store, &AGENTS, &NAMES), snapshot(&memory, &AGENTS, &NAMES), "after step {i}");
+        store = fresh.open();
+        assert_eq!(full(&*store), before, "after step {i}");
+        assert_eq!(snapshot(&*store, &AGENTS, &NAMES), snapshot(&memory, &AGENTS, &NAMES), "after step {i}");
     }
+}
+
+on_each_store!(every_write_is_kept);
+
+#[test]
+fn a_newer_postgres_schema_is_refused_by_name() {
+    let Some(fresh) = Fresh::postgres() else { return };
+    fresh.open().write("pedido", "v1", None, false).unwrap();
+    assert_eq!(fresh.sql("SELECT version::text FROM skilldeck_schema"), ["1"]);
+    fresh.sql("UPDATE skilldeck_schema SET version = 7");
+    let err = skilldeck_store::open(&fresh.location).err().expect("refused").to_string();
+    let server = fresh.location.split_once("://").unwrap().1.split_once('?').unwrap().0;
+    assert_eq!(
+        err,
+        format!(
+            "skill store postgres://{server}: schema version 7 is newer than this program knows (1); refusing to use it"
+        )
+    );
+    fresh.sql("UPDATE skilldeck_schema SET version = 1");
+    assert_eq!(fresh.open().get("pedido", None).unwrap().unwrap().content, "v1", "the records were left alone");
 }
 
 fn pragma(path: &Path, name: &str) -> i64 {

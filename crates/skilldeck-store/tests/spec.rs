@@ -1,16 +1,15 @@
 //! Insika's `skill_store_spec.rb` (reference §10.2, items 31-38) with its
 //! exact texts, then history truncation and restore.
 
-use skilldeck::store::{HISTORY_CAP, SkillStore};
+use skilldeck::store::HISTORY_CAP;
 
-use crate::{contents, fresh, is_timestamp};
+use crate::{Fresh, contents, is_timestamp};
 
 const PEDIDO: &str = "---\nname: pedido\ndescription: Anota pedidos\n---\nAnote o pedido.\n";
 const CARDAPIO: &str = "---\nname: cardapio\ndescription: Mostra o cardápio\n---\nMostre o cardápio.\n";
 
-#[test]
-fn s31_write_get_names_all() {
-    let (_dir, store) = fresh();
+fn s31_write_get_names_all(fresh: &Fresh) {
+    let store = fresh.open();
     let written = store.write("pedido", PEDIDO, None, false).unwrap();
     assert_eq!(written.content, PEDIDO);
     assert!(is_timestamp(&written.updated_at), "{}", written.updated_at);
@@ -24,9 +23,8 @@ fn s31_write_get_names_all() {
     assert_eq!(all[1].1, written);
 }
 
-#[test]
-fn s32_versions_and_create_only() {
-    let (_dir, store) = fresh();
+fn s32_versions_and_create_only(fresh: &Fresh) {
+    let store = fresh.open();
     let v1 = store.write("pedido", "v1", None, false).unwrap();
     store.write("pedido", "v2", None, false).unwrap();
     let versions = store.versions("pedido", None).unwrap();
@@ -39,9 +37,8 @@ fn s32_versions_and_create_only() {
     assert_eq!(store.write("novo", "n1", None, true).unwrap().content, "n1");
 }
 
-#[test]
-fn s33_restore_then_delete() {
-    let (_dir, store) = fresh();
+fn s33_restore_then_delete(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("pedido", "v1", None, false).unwrap();
     store.write("pedido", "v2", None, false).unwrap();
     assert_eq!(store.restore("pedido", 0, None).unwrap().content, "v1");
@@ -55,9 +52,8 @@ fn s33_restore_then_delete() {
     assert!(store.versions("pedido", None).unwrap().is_empty(), "a new record starts a new history");
 }
 
-#[test]
-fn s34_agent_scope_never_falls_back() {
-    let (_dir, store) = fresh();
+fn s34_agent_scope_never_falls_back(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("pedido", "shared", None, false).unwrap();
     store.write("pedido", "for biro", Some("biro"), false).unwrap();
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "shared");
@@ -65,9 +61,8 @@ fn s34_agent_scope_never_falls_back() {
     assert_eq!(store.get("pedido", Some("kino")).unwrap(), None);
 }
 
-#[test]
-fn s35_agent_private_records_stay_private() {
-    let (_dir, store) = fresh();
+fn s35_agent_private_records_stay_private(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("only-mine", "mine", Some("biro"), false).unwrap();
     assert!(store.names(None).unwrap().is_empty());
     assert_eq!(store.names(Some("biro")).unwrap(), ["only-mine"]);
@@ -76,9 +71,8 @@ fn s35_agent_private_records_stay_private() {
     assert!(store.all(None).unwrap().is_empty());
 }
 
-#[test]
-fn s36_agents_sorted() {
-    let (_dir, store) = fresh();
+fn s36_agents_sorted(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("a", "shared", None, false).unwrap();
     store.write("a", "zeta's", Some("zeta"), false).unwrap();
     store.write("b", "alpha's", Some("alpha"), false).unwrap();
@@ -88,9 +82,8 @@ fn s36_agents_sorted() {
     assert_eq!(store.agents().unwrap(), ["alpha"]);
 }
 
-#[test]
-fn s37_agent_versions_restore_create_only() {
-    let (_dir, store) = fresh();
+fn s37_agent_versions_restore_create_only(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("x", "shared v1", None, false).unwrap();
     store.write("x", "agent v1", Some("biro"), false).unwrap();
     store.write("x", "agent v2", Some("biro"), false).unwrap();
@@ -103,9 +96,8 @@ fn s37_agent_versions_restore_create_only() {
     assert_eq!(store.get("x", None).unwrap().unwrap().content, "shared v1");
 }
 
-#[test]
-fn s38_agent_delete_keeps_shared() {
-    let (_dir, store) = fresh();
+fn s38_agent_delete_keeps_shared(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("pedido", "shared", None, false).unwrap();
     store.write("pedido", "for biro", Some("biro"), false).unwrap();
     assert!(store.delete("pedido", Some("biro")).unwrap());
@@ -114,9 +106,8 @@ fn s38_agent_delete_keeps_shared() {
     assert_eq!(store.get("pedido", Some("biro")).unwrap(), None);
 }
 
-#[test]
-fn history_keeps_twenty_and_restore_shifts_it() {
-    let (_dir, store) = fresh();
+fn history_keeps_twenty_and_restore_shifts_it(fresh: &Fresh) {
+    let store = fresh.open();
     let written: Vec<_> = (0..25).map(|i| store.write("pedido", &format!("v{i}"), None, false).unwrap()).collect();
     let history = store.versions("pedido", None).unwrap();
     assert_eq!(history.len(), HISTORY_CAP);
@@ -145,9 +136,8 @@ fn history_keeps_twenty_and_restore_shifts_it() {
     assert_eq!(store.restore("pedido", 19, None).unwrap().content, "v5");
 }
 
-#[test]
-fn restore_checks_not_found_before_the_index() {
-    let (_dir, store) = fresh();
+fn restore_checks_not_found_before_the_index(fresh: &Fresh) {
+    let store = fresh.open();
     assert_eq!(store.restore("nope", 0, None).unwrap_err().to_string(), "skill 'nope' not found");
     assert_eq!(store.restore("nope", -1, None).unwrap_err().to_string(), "skill 'nope' not found");
     store.write("nope", "shared", None, false).unwrap();
@@ -157,10 +147,23 @@ fn restore_checks_not_found_before_the_index() {
     assert_eq!(store.get("nope", None).unwrap().unwrap().content, "shared", "a refused restore changes nothing");
 }
 
-#[test]
-fn identical_rewrite_still_pushes_history() {
-    let (_dir, store) = fresh();
+fn identical_rewrite_still_pushes_history(fresh: &Fresh) {
+    let store = fresh.open();
     store.write("pedido", "same", None, false).unwrap();
     store.write("pedido", "same", None, false).unwrap();
     assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["same"]);
 }
+
+on_each_store!(
+    s31_write_get_names_all,
+    s32_versions_and_create_only,
+    s33_restore_then_delete,
+    s34_agent_scope_never_falls_back,
+    s35_agent_private_records_stay_private,
+    s36_agents_sorted,
+    s37_agent_versions_restore_create_only,
+    s38_agent_delete_keeps_shared,
+    history_keeps_twenty_and_restore_shifts_it,
+    restore_checks_not_found_before_the_index,
+    identical_rewrite_still_pushes_history,
+);

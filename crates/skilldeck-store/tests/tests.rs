@@ -1,5 +1,7 @@
-//! Integration tests of the SQLite skill store, on real files in temporary
-//! directories.
+//! Integration tests of the persistent skill stores: SQLite on real files in
+//! temporary directories, and PostgreSQL on the server `SKILLDECK_TEST_POSTGRES`
+//! names (`scripts/test` starts one), each test in a schema of its own. The
+//! bodies that hold for every backend run once per backend.
 
 // A broken fixture should stop a test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -8,26 +10,115 @@ use skilldeck::store::{MemoryStore, SkillStore, Version};
 use skilldeck_store::SqliteStore;
 use tempfile::TempDir;
 
+/// Runs each named body, a `fn(&Fresh)`, once per backend: as
+/// `sqlite::NAME` and as `postgres::NAME` (which says it is skipped when no
+/// server is given).
+macro_rules! on_each_store {
+    ($($test:ident),* $(,)?) => {
+        mod sqlite {
+            $( #[test] fn $test() { super::$test(&crate::Fresh::sqlite()) } )*
+        }
+        mod postgres {
+            $( #[test] fn $test() { if let Some(fresh) = crate::Fresh::postgres() { super::$test(&fresh) } } )*
+        }
+    };
+}
+
 // Insika's store spec (reference §10.2, items 31-38), history and restore.
 mod spec;
 
-// Dropping and reopening the file after every write; the schema and its version.
+// Dropping and reopening the store after every write; the schema and its version.
 mod reopen;
 
-// The same random operations on MemoryStore and SqliteStore.
+// The same random operations on MemoryStore and each backend.
 mod differential;
 
-// Two OS processes on one file, and a process killed mid-write.
+// Two OS processes on one store, and a process killed mid-write.
 mod processes;
 
 // Files that are not stores, and records that are hard to store.
 mod bad_input;
 
-/// A new store in its own directory (kept alive with it).
-fn fresh() -> (TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path().join("skills.db")).unwrap();
-    (dir, store)
+/// Which backend a [`Fresh`] store is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A new, empty store of one backend: the location that opens it (a file
+/// path or a URL), kept alive with its directory.
+struct Fresh {
+    location: String,
+    backend: Backend,
+    _dir: TempDir,
+}
+
+impl Fresh {
+    fn sqlite() -> Fresh {
+        let dir = tempfile::tempdir().unwrap();
+        let location = dir.path().join("skills.db").to_str().unwrap().to_owned();
+        Fresh { location, backend: Backend::Sqlite, _dir: dir }
+    }
+
+    /// A store in a new schema of the test server; `None`, said on stderr,
+    /// when no server is given.
+    fn postgres() -> Option<Fresh> {
+        let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else {
+            eprintln!("skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests");
+            return None;
+        };
+        let schema = postgres_schema(&url);
+        let sep = if url.contains('?') { '&' } else { '?' };
+        let location = format!("{url}{sep}options=-c%20search_path%3D{schema}&application_name={schema}");
+        Some(Fresh { location, backend: Backend::Postgres, _dir: tempfile::tempdir().unwrap() })
+    }
+
+    /// A handle on the store, as a host opens it.
+    fn open(&self) -> Box<dyn SkillStore> {
+        skilldeck_store::open(&self.location).unwrap()
+    }
+
+    /// Runs `sql` on the backing database and returns the first column of
+    /// each row as text: for what no store call shows or does, such as the
+    /// order rows were committed in, or a schema from the future.
+    fn sql(&self, sql: &str) -> Vec<String> {
+        match self.backend {
+            Backend::Sqlite => {
+                let conn = rusqlite::Connection::open(&self.location).unwrap();
+                let mut stmt = conn.prepare(sql).unwrap();
+                stmt.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+            }
+            Backend::Postgres => postgres_sql(&self.location, sql),
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+fn postgres_schema(url: &str) -> String {
+    static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let schema = format!("t{}_{n}", std::process::id());
+    let mut admin = ::postgres::Client::connect(url, ::postgres::NoTls)
+        .unwrap_or_else(|e| panic!("SKILLDECK_TEST_POSTGRES={url}: {e}"));
+    admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
+    schema
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_schema(_: &str) -> String {
+    panic!("SKILLDECK_TEST_POSTGRES is set, but skilldeck-store was built without the `postgres` feature");
+}
+
+#[cfg(feature = "postgres")]
+fn postgres_sql(location: &str, sql: &str) -> Vec<String> {
+    let mut client = ::postgres::Client::connect(location, ::postgres::NoTls).unwrap();
+    client.query(sql, &[]).unwrap().iter().map(|row| row.get(0)).collect()
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_sql(_: &str, _: &str) -> Vec<String> {
+    unreachable!("no PostgreSQL store without the feature")
 }
 
 /// The texts of a history, most recent first.
@@ -65,13 +156,12 @@ fn snapshot(store: &dyn SkillStore, agents: &[Option<&str>], names: &[&str]) -> 
     out
 }
 
-#[test]
-fn byte_order_for_keys_and_agents_matches_memory_store() {
-    let (_dir, store) = fresh();
+fn byte_order_for_keys_and_agents_matches_memory_store(fresh: &Fresh) {
+    let store = fresh.open();
     let memory = MemoryStore::default();
     let names = ["b", "a", "Z", "é", "e", "😀", "ab", "a\0b", "a b", "ß", "~"];
     let agents = [None, Some("zeta"), Some("Émile"), Some("émile"), Some("alpha"), Some("")];
-    for s in [&store as &dyn SkillStore, &memory] {
+    for s in [&*store, &memory as &dyn SkillStore] {
         for agent in agents {
             for name in names {
                 s.write(name, &format!("{name} for {agent:?}"), agent, false).unwrap();
@@ -82,27 +172,41 @@ fn byte_order_for_keys_and_agents_matches_memory_store() {
     sorted.sort();
     assert_eq!(store.names(None).unwrap(), sorted);
     assert_eq!(store.agents().unwrap(), ["", "alpha", "zeta", "Émile", "émile"]);
-    assert_eq!(snapshot(&store, &agents, &names), snapshot(&memory, &agents, &names));
+    assert_eq!(snapshot(&*store, &agents, &names), snapshot(&memory, &agents, &names));
 }
 
-#[test]
-fn data_version_moves_for_other_connections_writes_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let mine = SqliteStore::open(dir.path().join("skills.db")).unwrap();
-    let theirs = SqliteStore::open(dir.path().join("skills.db")).unwrap();
-    let seen = mine.data_version().unwrap();
+/// Another handle's write moves the change token (PostgreSQL hears of it
+/// asynchronously, so the test waits up to five seconds), and it then stays.
+fn the_change_token_moves_for_another_handles_write(fresh: &Fresh) {
+    let (mine, theirs) = (fresh.open(), fresh.open());
     mine.write("pedido", "mine", None, false).unwrap();
-    assert_eq!(mine.data_version().unwrap(), seen, "own write");
+    let seen = mine.change_token().unwrap();
+    assert!(seen.is_some(), "{:?} can tell", fresh.backend);
     theirs.write("pedido", "theirs", None, false).unwrap();
-    let moved = mine.data_version().unwrap();
-    assert_ne!(moved, seen, "other connection's write");
-    assert_eq!(mine.data_version().unwrap(), moved, "nothing new");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let moved = loop {
+        let now = mine.change_token().unwrap();
+        if now != seen || std::time::Instant::now() > deadline {
+            break now;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_ne!(moved, seen, "another handle's write");
+    assert_eq!(mine.change_token().unwrap(), moved, "nothing new");
     assert_eq!(mine.get("pedido", None).unwrap().unwrap().content, "theirs");
 }
 
 #[test]
-fn threads_share_one_handle() {
-    let (_dir, store) = fresh();
+fn sqlite_change_token_stays_for_own_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("skills.db")).unwrap();
+    let seen = store.change_token().unwrap();
+    store.write("pedido", "mine", None, false).unwrap();
+    assert_eq!(store.change_token().unwrap(), seen);
+}
+
+fn threads_share_one_handle(fresh: &Fresh) {
+    let store = fresh.open();
     std::thread::scope(|s| {
         for t in 0..4 {
             let store = &store;
@@ -118,5 +222,11 @@ fn threads_share_one_handle() {
     assert_eq!(store.versions("shared-key", Some("biro")).unwrap().len(), 20);
 }
 
-// The engine's catalog over a SQLite store: overlay, scopes, bad records.
+on_each_store!(
+    byte_order_for_keys_and_agents_matches_memory_store,
+    the_change_token_moves_for_another_handles_write,
+    threads_share_one_handle,
+);
+
+// The engine's catalog over each store: overlay, scopes, bad records.
 mod catalog;

@@ -1,5 +1,5 @@
 //! Authored skills: the [`SkillStore`] trait every backend implements, the
-//! record and history rules they share ([`StoredSkill::next`],
+//! record and history rules they share ([`StoredSkill::next`], [`may_write`],
 //! [`restored_version`]), and [`MemoryStore`], the in-process backend for
 //! tests and embedding.
 //!
@@ -186,6 +186,42 @@ pub trait SkillStore: Send + Sync {
     fn names(&self, agent: Option<&str>) -> Result<Vec<String>, StoreError> {
         Ok(self.all(agent)?.into_iter().map(|(name, _)| name).collect())
     }
+
+    /// A number that moves when another handle, in this process or another,
+    /// has committed a write: a host that serves a catalog asks it now and
+    /// then and reloads when it moved. It may move for this handle's own
+    /// writes too. `None` (the default) when the backend cannot tell; a host
+    /// then reloads when it writes.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn change_token(&self) -> Result<Option<i64>, StoreError> {
+        Ok(None)
+    }
+}
+
+/// The check a write makes before it writes: a create-only write finds no
+/// record there, or is refused. One rule for every backend.
+///
+/// # Errors
+///
+/// [`StoreError::AlreadyExists`] for a create-only write over a record.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::may_write;
+///
+/// assert!(may_write("pedido", None, true, false).is_ok());
+/// let err = may_write("pedido", Some("biro"), true, true).unwrap_err();
+/// assert_eq!(err.to_string(), "skill 'pedido' already exists for agent 'biro'");
+/// ```
+pub fn may_write(name: &str, agent: Option<&str>, create_only: bool, exists: bool) -> Result<(), StoreError> {
+    if create_only && exists {
+        return Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent.map(str::to_owned) });
+    }
+    Ok(())
 }
 
 /// The text a restore of version `index` writes back, checked in the order
@@ -274,9 +310,7 @@ fn put(
     create_only: bool,
 ) -> Result<Record, StoreError> {
     let key = key(name, agent);
-    if create_only && records.contains_key(&key) {
-        return Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent.map(str::to_owned) });
-    }
+    may_write(name, agent, create_only, records.contains_key(&key))?;
     let stored = StoredSkill::next(records.remove(&key), content, now_utc());
     let record = stored.record();
     records.insert(key, stored);

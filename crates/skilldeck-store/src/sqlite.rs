@@ -1,0 +1,410 @@
+//! [`SqliteStore`]: authored skills and their history in one SQLite file,
+//! safe to share between processes on one machine.
+//!
+//! It follows [`skilldeck::store::MemoryStore`] exactly: the history rule is
+//! [`StoredSkill::next`] and the restore checks are [`restored_version`], both
+//! shared with every other backend. What this module adds is the file: the
+//! schema, its migrations, and one `BEGIN IMMEDIATE` transaction per write, so
+//! two processes writing the same store lose nothing and a crash mid-write
+//! leaves the old record or the new one.
+//!
+//! # The file
+//!
+//! * `skill(id, agent, name, content, updated_at)`: one row per record;
+//!   `agent` is `NULL` for the shared scope and the agent id otherwise, so
+//!   every string, the empty one included, is an agent scope of its own, as in
+//!   `MemoryStore` (trimming a blank agent to "shared" is the command layer's
+//!   business, not the store's).
+//! * `skill_version(skill_id, idx, content, at)`: the history, `idx` 0 the most
+//!   recent; deleted with its record.
+//! * `PRAGMA user_version` is the schema version, `PRAGMA application_id` marks
+//!   the file as a skill store; `journal_mode=WAL`; `synchronous=FULL`, so a
+//!   write that returned survives a power cut too, not only a killed process
+//!   (authoring is rare, the fsync per write costs nothing that matters).
+//! * The [change token](SkillStore::change_token) is SQLite's `data_version`:
+//!   it moves for other connections' writes, not for this handle's own.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
+use skilldeck::store::{Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version};
+
+/// A failure inside a call, before it is given the store's location.
+type Failure = crate::Failure<rusqlite::Error>;
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        Failure::Driver(e)
+    }
+}
+
+/// How long a call waits for another connection's write to finish before it
+/// fails with [`StoreError::Backend`].
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long [`SqliteStore::open`] waits before it tries again after losing a
+/// race to set up the file.
+const RETRY_PAUSE: Duration = Duration::from_millis(20);
+
+/// `PRAGMA application_id` of a skill store: "SKLD".
+const APPLICATION_ID: i32 = 0x534B_4C44;
+
+/// The schema, one step per version: step `i` takes `user_version` from `i`
+/// to `i + 1`. Steps are only ever appended.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE skill (
+        id INTEGER PRIMARY KEY,
+        agent TEXT,
+        name TEXT NOT NULL,
+        content TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    ) STRICT;
+    CREATE UNIQUE INDEX skill_agent_name ON skill (agent, name);
+    CREATE UNIQUE INDEX skill_shared_name ON skill (name) WHERE agent IS NULL;
+    CREATE TABLE skill_version (
+        skill_id INTEGER NOT NULL REFERENCES skill (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (skill_id, idx)
+    ) STRICT;
+"];
+
+/// A [`SkillStore`] in one SQLite file.
+///
+/// Every handle, in this process or another, sees every committed write. The
+/// handle holds one connection behind a mutex: calls from many threads take
+/// turns, as SQLite's single writer would make them anyway.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::SkillStore;
+/// use skilldeck_store::SqliteStore;
+///
+/// let dir = tempfile::tempdir()?;
+/// let store = SqliteStore::open(dir.path().join("skills.db"))?;
+/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false)?;
+/// drop(store);
+///
+/// let store = SqliteStore::open(dir.path().join("skills.db"))?;
+/// assert_eq!(store.get("pedido", None)?.unwrap().content, "---\nname: pedido\n---\nv2\n");
+/// assert_eq!(store.versions("pedido", None)?[0].content, "---\nname: pedido\n---\nv1\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct SqliteStore {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+}
+
+impl fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+fn backend(path: &Path, message: impl Into<String>) -> StoreError {
+    StoreError::Backend { location: path.display().to_string(), message: message.into() }
+}
+
+/// Why SQLite could not open `path`, in plainer words than its own, when
+/// the reason is a common one.
+fn unopenable(path: &Path) -> Option<String> {
+    if path.is_dir() {
+        return Some("a directory, not a file".to_owned());
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty())?;
+    (!parent.is_dir()).then(|| format!("no such directory: {}", parent.display()))
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+}
+
+fn sql_error(path: &Path, e: &rusqlite::Error) -> StoreError {
+    if is_busy(e) {
+        let secs = BUSY_TIMEOUT.as_secs();
+        return backend(path, format!("{e}: another connection kept it locked (waited up to {secs} s)"));
+    }
+    backend(path, e.to_string())
+}
+
+impl SqliteStore {
+    /// Opens the store at `path`, creating the file if it is missing and
+    /// bringing an older schema up to date, in one transaction.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`], naming the file, when it cannot be opened or
+    /// created (a missing directory, a directory, no permission), is not a
+    /// SQLite database, is another program's database, or was written by a
+    /// newer version of this crate. A refused file is left as it was.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck_store::SqliteStore;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let garbage = dir.path().join("notes.txt");
+    /// std::fs::write(&garbage, "not a database, just some words ".repeat(100))?;
+    /// let err = SqliteStore::open(&garbage).unwrap_err();
+    /// assert!(err.to_string().contains("notes.txt"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let deadline = Instant::now() + BUSY_TIMEOUT;
+        loop {
+            match Self::connect(&path) {
+                Ok(conn) => return Ok(SqliteStore { path, conn: Mutex::new(conn) }),
+                // Two connections setting up one file can each hold what the
+                // other waits for (switching to WAL needs the file to
+                // itself); SQLite then fails one at once instead of calling
+                // the busy handler. Every step is idempotent: start again.
+                Err(Failure::Driver(e)) if is_busy(&e) && Instant::now() < deadline => std::thread::sleep(RETRY_PAUSE),
+                Err(Failure::Driver(e)) => return Err(sql_error(&path, &e)),
+                Err(Failure::Store(e)) => return Err(e),
+            }
+        }
+    }
+
+    fn connect(path: &Path) -> Result<Connection, Failure> {
+        // No SQLITE_OPEN_URI: a path is a path, even one that starts with "file:".
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let mut conn = Connection::open_with_flags(path, flags).map_err(|e| match unopenable(path) {
+            Some(why) => backend(path, why).into(),
+            None => Failure::Driver(e),
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The first statement that reads the file: a file that is not a
+        // database fails here, before anything is written to it.
+        let app_id: i32 = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
+        if app_id != 0 && app_id != APPLICATION_ID {
+            return Err(backend(path, format!("not a skill store (SQLite application_id {app_id:#x})")).into());
+        }
+        let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(backend(path, format!("cannot use write-ahead logging (journal mode stays {mode})")).into());
+        }
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        Self::migrate(path, &mut conn)?;
+        Ok(conn)
+    }
+
+    /// Applies the missing [`MIGRATIONS`] in one transaction. An up-to-date
+    /// file is only read; two processes setting up a new file take turns, and
+    /// the second finds it done.
+    fn migrate(path: &Path, conn: &mut Connection) -> Result<(), Failure> {
+        if Self::schema_version(path, conn)? == MIGRATIONS.len() {
+            return Ok(());
+        }
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let from = Self::schema_version(path, &tx)?;
+        if from == 0 {
+            let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
+            if tables != 0 {
+                return Err(backend(path, "a SQLite database of another program, not a skill store").into());
+            }
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        }
+        for (next, sql) in (1_i64..).zip(MIGRATIONS).skip(from) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", next)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The file's `user_version`, refused when newer than [`MIGRATIONS`].
+    fn schema_version(path: &Path, conn: &Connection) -> Result<usize, Failure> {
+        let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let known = MIGRATIONS.len();
+        let refuse = || {
+            backend(
+                path,
+                format!("schema version {version} is newer than this program knows ({known}); refusing to open it"),
+            )
+        };
+        Ok(usize::try_from(version).ok().filter(|&v| v <= known).ok_or_else(refuse)?)
+    }
+
+    /// The file this store reads and writes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let store = skilldeck_store::SqliteStore::open(dir.path().join("skills.db"))?;
+    /// assert_eq!(store.path(), dir.path().join("skills.db"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic mid-call dropped its transaction, which rolled it back, so a
+        // poisoned lock guards a connection with nothing half-written.
+        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn fail(&self, f: Failure) -> StoreError {
+        match f {
+            Failure::Driver(e) => sql_error(&self.path, &e),
+            Failure::Store(e) => e,
+        }
+    }
+
+    /// Runs one read; a single statement sees one consistent snapshot.
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, StoreError> {
+        f(&self.lock()).map_err(|e| self.fail(e))
+    }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction: it holds the file's
+    /// write lock from its first read, so what it read is still true when it
+    /// writes. Committed when `f` succeeds, rolled back otherwise.
+    fn write_tx<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, Failure>) -> Result<T, StoreError> {
+        let mut conn = self.lock();
+        let run = || {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let out = f(&tx)?;
+            tx.commit()?;
+            Ok(out)
+        };
+        run().map_err(|e| self.fail(e))
+    }
+}
+
+/// The stored record under the key, with its row id.
+fn load(conn: &Connection, name: &str, agent: Option<&str>) -> Result<Option<(i64, StoredSkill)>, Failure> {
+    let row = conn
+        .prepare_cached("SELECT id, content, updated_at FROM skill WHERE agent IS ?1 AND name = ?2")?
+        .query_row(params![agent, name], |row| Ok((row.get::<_, i64>(0)?, row.get(1)?, row.get(2)?)))
+        .optional()?;
+    let Some((id, content, updated_at)) = row else { return Ok(None) };
+    let history = conn
+        .prepare_cached("SELECT content, at FROM skill_version WHERE skill_id = ?1 ORDER BY idx")?
+        .query_map([id], |row| Ok(Version { content: row.get(0)?, at: row.get(1)? }))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((id, StoredSkill { content, updated_at, history })))
+}
+
+/// Writes `content` over what `load` found (`previous`), by the shared
+/// history rule, and returns the new record.
+fn put(
+    tx: &Transaction<'_>,
+    name: &str,
+    content: String,
+    agent: Option<&str>,
+    previous: Option<(i64, StoredSkill)>,
+) -> Result<Record, Failure> {
+    let (id, previous) = previous.unzip();
+    let stored = StoredSkill::next(previous, content, now_utc());
+    let id = match id {
+        Some(id) => {
+            tx.prepare_cached("UPDATE skill SET content = ?2, updated_at = ?3 WHERE id = ?1")?.execute(params![
+                id,
+                stored.content,
+                stored.updated_at
+            ])?;
+            tx.prepare_cached("DELETE FROM skill_version WHERE skill_id = ?1")?.execute([id])?;
+            id
+        }
+        None => tx
+            .prepare_cached(
+                "INSERT INTO skill (agent, name, content, updated_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
+            )?
+            .query_row(params![agent, name, stored.content, stored.updated_at], |row| row.get(0))?,
+    };
+    let mut insert =
+        tx.prepare_cached("INSERT INTO skill_version (skill_id, idx, content, at) VALUES (?1, ?2, ?3, ?4)")?;
+    for (idx, version) in (0_i64..).zip(&stored.history) {
+        insert.execute(params![id, idx, version.content, version.at])?;
+    }
+    Ok(stored.record())
+}
+
+impl SkillStore for SqliteStore {
+    fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT content, updated_at FROM skill WHERE agent IS ?1 AND name = ?2")?
+                .query_row(params![agent, name], |row| Ok(Record { content: row.get(0)?, updated_at: row.get(1)? }))
+                .optional()?)
+        })
+    }
+
+    fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT name, content, updated_at FROM skill WHERE agent IS ?1 ORDER BY name")?
+                .query_map([agent], |row| Ok((row.get(0)?, Record { content: row.get(1)?, updated_at: row.get(2)? })))?
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn names(&self, agent: Option<&str>) -> Result<Vec<String>, StoreError> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT name FROM skill WHERE agent IS ?1 ORDER BY name")?
+                .query_map([agent], |row| row.get(0))?
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn agents(&self) -> Result<Vec<String>, StoreError> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT DISTINCT agent FROM skill WHERE agent IS NOT NULL ORDER BY agent")?
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+        self.write_tx(|tx| {
+            let previous = load(tx, name, agent)?;
+            may_write(name, agent, create_only, previous.is_some())?;
+            put(tx, name, content.to_owned(), agent, previous)
+        })
+    }
+
+    fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
+        self.write_tx(|tx| {
+            let deleted = tx
+                .prepare_cached("DELETE FROM skill WHERE agent IS ?1 AND name = ?2")?
+                .execute(params![agent, name])?;
+            Ok(deleted != 0)
+        })
+    }
+
+    fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached(
+                    "SELECT v.content, v.at FROM skill_version v JOIN skill s ON s.id = v.skill_id \
+                     WHERE s.agent IS ?1 AND s.name = ?2 ORDER BY v.idx",
+                )?
+                .query_map(params![agent, name], |row| Ok(Version { content: row.get(0)?, at: row.get(1)? }))?
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
+        self.write_tx(|tx| {
+            let previous = load(tx, name, agent)?;
+            let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
+            put(tx, name, content, agent, previous)
+        })
+    }
+
+    fn change_token(&self) -> Result<Option<i64>, StoreError> {
+        self.read(|conn| Ok(Some(conn.pragma_query_value(None, "data_version", |row| row.get(0))?)))
+    }
+}
