@@ -1,7 +1,7 @@
 //! Criterion benches of the agent layer over a real SQLite store: one
 //! agent's turn (its lazy set, the insika list, one `load_skill`) on a
 //! 10,000-skill catalog with 1,000 store records, and a reload after one
-//! store write.
+//! store write (whole, and of the store alone).
 //!
 //! Run: `cargo bench -p skilldeck-store`. Compare ratios, not times.
 
@@ -61,6 +61,15 @@ fn benches(c: &mut Criterion) {
             n += 1;
             store.write("authored-000", &record("x", &n.to_string()), None, false).expect("write");
             live.reload().expect("reload")
+        })
+    });
+    // What a server does on a store change: the store is read again, the
+    // disk skills are taken from the current snapshot.
+    group.bench_function("reload_changed_after_store_write_10k", |b| {
+        b.iter(|| {
+            n += 1;
+            store.write("authored-000", &record("x", &n.to_string()), None, false).expect("write");
+            live.reload_changed(&[]).expect("reload")
         })
     });
     // The two halves, to see where a reload after a write spends its time.

@@ -214,7 +214,7 @@ impl Walker {
                 files.push(self.file(dir, name, regular));
             }
         };
-        let (limit_hit, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
+        let (limit_hit, _, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
         Walk { files, limit_hit }
     }
 
@@ -252,7 +252,7 @@ impl Walker {
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Found<'_>) -> R + Sync,
     ) -> Visited<R> {
-        let (limit_hit, files) = self.walk(
+        let (limit_hit, files, totals) = self.walk(
             keep,
             |listed| {
                 let file = self.file(listed.dir, listed.name, listed.regular);
@@ -261,26 +261,26 @@ impl Walker {
             },
             None,
         );
-        Visited { files, limit_hit }
+        Visited { files, limit_hit, totals }
     }
 
     /// The walk itself: workers `visit` each file entry that `keep` accepts
     /// while its directory is open, and `in_order`, if any, gets every file
-    /// entry within the limits, in walk order. Returns the first limit hit and
+    /// entry within the limits, in walk order. Returns the first limit hit,
     /// what `visit` returned for the kept files within the limits, in walk
-    /// order.
+    /// order, and the totals.
     fn walk<V: Send>(
         &self,
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Listed<'_>) -> V + Sync,
         mut in_order: Option<InOrder<'_>>,
-    ) -> (Option<LimitHit>, Vec<V>) {
-        let (mut limit_hit, mut results) = (None, Vec::new());
+    ) -> (Option<LimitHit>, Vec<V>, Totals) {
+        let (mut limit_hit, mut results, mut totals) = (None, Vec::new(), Totals::default());
         if !self.root.is_dir() {
-            return (limit_hit, results);
+            return (limit_hit, results, totals);
         }
         let Ok(root) = sys::Root::open(&self.root) else {
-            return (limit_hit, results);
+            return (limit_hit, results, totals);
         };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
         let root_real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
@@ -311,12 +311,15 @@ impl Walker {
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             for (dir, listing) in level.iter().zip(listings) {
+                totals.linked |= listing.linked;
                 let mut visited = listing.visited.into_iter();
                 for entry in listing.entries {
                     entries += 1;
                     if entries > self.limits.max_entries {
                         limit_hit.get_or_insert(LimitHit::Entries(self.limits.max_entries));
-                        return (limit_hit, results);
+                        totals.dirs = dirs;
+                        totals.entries = entries;
+                        return (limit_hit, results, totals);
                     }
                     match entry {
                         Entry::File { name, regular, kept } => {
@@ -346,7 +349,9 @@ impl Walker {
             }
             (level, ahead) = (next, next_ahead);
         }
-        (limit_hit, results)
+        totals.dirs = dirs;
+        totals.entries = entries;
+        (limit_hit, results, totals)
     }
 
     /// The entries of the open directory `dir`, sorted by name, with links
@@ -376,8 +381,13 @@ impl Walker {
         let Ok(open) = open else {
             return Listing::default();
         };
-        let mut found = Vec::new();
+        let (mut found, mut linked) = (Vec::new(), false);
         open.entries(|name, kind| {
+            let kind = match kind {
+                Type::Unknown => open.stat(name, false).unwrap_or(Type::Unknown),
+                kind => kind,
+            };
+            linked |= kind == Type::Symlink && self.symlinks == Symlinks::Follow;
             if let Some(kind) = self.kind(&open, dir, root_real, name, kind) {
                 let kept = matches!(kind, Kind::File { .. }) && keep(name);
                 found.push((name.to_owned(), kind, kept));
@@ -418,7 +428,7 @@ impl Walker {
                 }
             }
         }
-        Listing { entries, visited }
+        Listing { entries, visited, linked }
     }
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
@@ -492,6 +502,22 @@ pub struct Visited<R> {
     pub files: Vec<(File, R)>,
     /// The first limit that cut the walk, if any.
     pub limit_hit: Option<LimitHit>,
+    /// What the walk looked at.
+    pub totals: Totals,
+}
+
+/// What a walk looked at: enough for a caller that walks one part of a tree
+/// again to tell whether a walk of the whole would have stayed within its
+/// [`Limits`] and met no link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Directories entered, the root included.
+    pub dirs: usize,
+    /// Directory entries looked at.
+    pub entries: usize,
+    /// Whether the walk met a symbolic link it follows, to a directory, to a
+    /// file or to nothing (a dangling link may lead somewhere later).
+    pub linked: bool,
 }
 
 /// What a walk that looks at file names does with each, in walk order.
@@ -553,11 +579,13 @@ struct Listing<V> {
     /// from the entries: most entries are not kept, and would all be the
     /// size of a result.
     visited: Vec<V>,
+    /// Whether a followed link was among the entries (dangling or not).
+    linked: bool,
 }
 
 impl<V> Default for Listing<V> {
     fn default() -> Self {
-        Listing { entries: Vec::new(), visited: Vec::new() }
+        Listing { entries: Vec::new(), visited: Vec::new(), linked: false }
     }
 }
 

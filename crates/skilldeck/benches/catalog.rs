@@ -1,6 +1,6 @@
 //! Criterion benches over a generated 10,000-skill tree: one `skill` tool
-//! call, rendering the level-1 catalogs (whole and within a budget), and a
-//! cold catalog build.
+//! call, rendering the level-1 catalogs (whole and within a budget), a cold
+//! catalog build, and a reload after one edit (whole, or only what changed).
 //!
 //! Run: `cargo bench -p skilldeck`. Compare ratios between runs, not times:
 //! the machines are shared.
@@ -8,9 +8,9 @@
 // A bench whose setup fails should stop loudly.
 #![allow(clippy::expect_used)]
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use skilldeck::{Budget, Catalog, Skill, SkillTool, render};
+use skilldeck::{Budget, Catalog, LiveCatalog, Skill, SkillTool, render};
 
 // The generated tree, shared with the store's benches.
 #[path = "support/tree.rs"]
@@ -33,6 +33,30 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("cold");
     group.sample_size(10);
     group.bench_function("build_catalog_10k", |b| b.iter(|| Catalog::builder().root(tree.path()).build()));
+    group.finish();
+    reloads(c, tree.path());
+}
+
+/// A live catalog of the 10k tree after one `SKILL.md` changed: a whole
+/// reload against reloading only that skill (`reload_changed`).
+fn reloads(c: &mut Criterion, root: &std::path::Path) {
+    let live = LiveCatalog::new(Catalog::builder().root(root)).expect("live");
+    let edited = std::path::absolute(root.join("skill-05000/SKILL.md")).expect("absolute");
+    let text = std::fs::read_to_string(&edited).expect("read");
+    let mut n = 0u64;
+    let mut edit = || {
+        n += 1;
+        std::fs::write(&edited, text.replace("description: ", &format!("description: v{n} "))).expect("write");
+    };
+    let mut group = c.benchmark_group("reload");
+    group.sample_size(10);
+    group.bench_function("reload_whole_after_one_edit_10k", |b| {
+        b.iter_batched(&mut edit, |()| live.reload().expect("reload"), BatchSize::PerIteration)
+    });
+    group.bench_function("reload_changed_after_one_edit_10k", |b| {
+        let changed = std::slice::from_ref(&edited);
+        b.iter_batched(&mut edit, |()| live.reload_changed(changed).expect("reload"), BatchSize::PerIteration)
+    });
     group.finish();
 }
 

@@ -3,14 +3,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use skilldeck_walk::{LimitHit, Limits, Symlinks, Walker};
+use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walker};
 
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
-use crate::skill::{Origin, Skill, SkillDef};
+use crate::skill::{Origin, Skill, SkillData, SkillDef};
 use crate::store::SkillStore;
 
 /// Directory names never entered, in discovery and in sampling.
@@ -463,19 +464,38 @@ impl CatalogBuilder {
     ///
     /// Only a configuration that makes no sense: a sample limit below `-1`.
     pub fn build(&self) -> Result<Catalog, BuildError> {
+        self.assemble(None, false)
+    }
+
+    /// Collects every source into a catalog. With `previous` (a catalog this
+    /// builder made with `keep`) and the paths that changed since, a root's
+    /// walk is brought up to date rather than made again where the changes
+    /// allow (see [`LiveCatalog::reload_changed`](crate::LiveCatalog::reload_changed)).
+    /// With `keep`, the catalog keeps its walks for the next such build.
+    pub(crate) fn assemble(&self, previous: Option<(&Catalog, &[PathBuf])>, keep: bool) -> Result<Catalog, BuildError> {
         let sample_limit = SampleLimit::from_config(self.sample_limit)?;
         let mut assembly = Assembly::default();
         // Absent roots are warned about first, as toolnexus does.
         let (roots, absent): (Vec<_>, Vec<_>) = self
             .roots
             .iter()
-            .map(|r| (r, std::path::absolute(r).unwrap_or_else(|_| r.clone())))
-            .partition(|(_, a)| a.is_dir());
-        for (root, _) in absent {
+            .enumerate()
+            .map(|(i, r)| (i, r, std::path::absolute(r).unwrap_or_else(|_| r.clone())))
+            .partition(|(_, _, a)| a.is_dir());
+        for (_, root, _) in absent {
             assembly.warn(Warning::RootNotFound { root: root.clone() });
         }
-        for (root, absolute) in roots {
-            self.collect_root(root, &absolute, &mut assembly);
+        // The previous walks, by root: a catalog of this builder has one per root given.
+        let before = previous.map(|(catalog, changed)| (&catalog.inner.walks, changed));
+        for (i, root, absolute) in roots {
+            let earlier = before.and_then(|(walks, changed)| {
+                let walk = walks.get(i)?.as_ref().filter(|w| w.absolute == absolute)?;
+                self.rewalk(walk, changed)
+            });
+            let walk = earlier.unwrap_or_else(|| self.walk_root(&absolute));
+            let kept = self.collect_root(root, walk, &mut assembly, keep);
+            assembly.walks.resize_with(i, || None);
+            assembly.walks.push(kept);
         }
         for def in &self.skills {
             assembly.offer(data_skill(def), &Source::Data);
@@ -488,6 +508,9 @@ impl CatalogBuilder {
         }
         if let Some(store) = &self.store {
             self.collect_store(store.as_ref(), &mut assembly);
+        }
+        if !keep {
+            assembly.walks.clear();
         }
         Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
     }
@@ -535,36 +558,174 @@ impl CatalogBuilder {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         let (mut skill, recovered) =
             read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
-        skill.name = key;
-        skill.record = Some(content.into());
+        let data = skill.data_mut();
+        data.name = key;
+        data.record = Some(content.into());
         Ok((skill, recovered))
     }
 
-    fn collect_root(&self, root: &Path, absolute: &Path, assembly: &mut Assembly) {
-        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
-        // Each SKILL.md is read and parsed on the thread that listed its directory.
-        let mut walk = walker(absolute, self.symlinks, self.limits)
-            .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
+    /// Offers a root's candidates to the assembly, in candidate order; the
+    /// walk is returned when `keep`, for the next rebuild.
+    fn collect_root(&self, root: &Path, walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
-        walk.files.sort_by(|(a, _), (b, _)| candidate_order(a, b));
-        assembly.skills.reserve(walk.files.len());
+        assembly.skills.reserve(walk.candidates.len());
         let source = Source::Root(root.to_path_buf());
-        for (file, outcome) in walk.files {
-            if let Some(mut skill) = assembly.parsed(outcome) {
-                if let Origin::Fs { skill_md, .. } = &mut skill.origin {
-                    *skill_md = file.path;
+        if !keep {
+            for (_, outcome) in walk.candidates {
+                if let Some(skill) = assembly.parsed(outcome) {
+                    assembly.offer(Ok(skill), &source);
                 }
+            }
+            return None;
+        }
+        for (_, outcome) in &walk.candidates {
+            if let Some(skill) = assembly.parsed(outcome.clone()) {
                 assembly.offer(Ok(skill), &source);
             }
         }
+        Some(walk)
+    }
+
+    /// Walks a whole root.
+    fn walk_root(&self, absolute: &Path) -> RootWalk {
+        let (candidates, limit_hit, totals) = self.walk_dir(absolute, self.limits);
+        RootWalk { absolute: absolute.to_path_buf(), candidates, limit_hit, totals }
+    }
+
+    /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
+    /// thread that listed its directory, and returns them in candidate order.
+    fn walk_dir(&self, dir: &Path, limits: Limits) -> (Vec<Candidate>, Option<LimitHit>, Totals) {
+        let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        let walk = walker(dir, self.symlinks, limits)
+            .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
+        let mut candidates: Vec<Candidate> = walk
+            .files
+            .into_iter()
+            .map(|(mut file, mut outcome)| {
+                // The walked path moves into the skill: the file keeps only what orders it.
+                if let Ok((skill, _)) = &mut outcome
+                    && let Origin::Fs { skill_md, .. } = &mut skill.data_mut().origin
+                {
+                    *skill_md = std::mem::take(&mut file.path);
+                }
+                (file, outcome)
+            })
+            .collect();
+        candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
+        (candidates, walk.limit_hit, walk.totals)
+    }
+
+    /// `previous` brought up to date with `changed`, walking again only the
+    /// parts that changed; `None` when only a whole walk can say (a link or a
+    /// limit in play, or the root itself changed).
+    fn rewalk(&self, previous: &RootWalk, changed: &[PathBuf]) -> Option<RootWalk> {
+        if previous.limit_hit.is_some() || previous.totals.linked {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for path in changed {
+            let Ok(rel) = path.strip_prefix(&previous.absolute) else { continue };
+            if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
+                continue;
+            }
+            if let Some(part) = changed_part(&previous.absolute, rel)? {
+                parts.push(part);
+            }
+        }
+        // A part inside another is walked with it.
+        parts.sort();
+        parts.dedup_by(|inner, outer| inner.starts_with(outer));
+        let mut candidates: Vec<Candidate> = previous
+            .candidates
+            .iter()
+            .filter(|(file, _)| !parts.iter().any(|p| file.rel.starts_with(p)))
+            .cloned()
+            .collect();
+        let mut totals = previous.totals;
+        for part in &parts {
+            let dir = previous.absolute.join(part);
+            if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                continue;
+            }
+            let depth = part.components().count();
+            let limits = Limits { max_depth: self.limits.max_depth.checked_sub(depth)?, ..self.limits };
+            let (found, limit_hit, more) = self.walk_dir(&dir, limits);
+            // Counted twice where the part was walked before: a whole walk
+            // within the limits is sure to be within them too.
+            totals.dirs += more.dirs;
+            totals.entries += more.entries;
+            if limit_hit.is_some()
+                || more.linked
+                || totals.dirs > self.limits.max_dirs
+                || totals.entries > self.limits.max_entries
+            {
+                return None;
+            }
+            candidates.extend(found.into_iter().map(|(mut file, outcome)| {
+                file.rel = part.join(&file.rel);
+                file.depth += depth;
+                (file, outcome)
+            }));
+        }
+        candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
+        Some(RootWalk { absolute: previous.absolute.clone(), candidates, limit_hit: None, totals })
+    }
+}
+
+/// A `SKILL.md` candidate of a root's walk and what it became.
+type Candidate = (File, read::Outcome);
+
+/// One root's walk, kept by a catalog built for rebuilding: every candidate
+/// in candidate order, so that a rebuild reads again only what changed.
+#[derive(Clone, Debug)]
+pub(crate) struct RootWalk {
+    /// The root made absolute: the prefix of what a file watcher reports.
+    absolute: PathBuf,
+    candidates: Vec<Candidate>,
+    limit_hit: Option<LimitHit>,
+    /// Over-counted after rebuilds, never under.
+    totals: Totals,
+}
+
+/// The part of a root to walk again for a change at `rel` below it: a
+/// directory that is there (walked again) or gone (dropped), the directory of
+/// a `SKILL.md`; `Ok(None)` for a change that no candidate can see (another
+/// file); `None` when only a whole walk can say (the root itself, a link on
+/// the way, a file that cannot be looked at).
+fn changed_part(root: &Path, rel: &Path) -> Option<Option<PathBuf>> {
+    if rel.as_os_str().is_empty() {
+        return None;
+    }
+    // A link between the root and the change would take the walk elsewhere.
+    let mut at = root.to_path_buf();
+    for part in rel.parent().into_iter().flat_map(Path::components) {
+        at.push(part);
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => return None,
+            Ok(_) => {}
+            // A directory on the way went: so did everything below it.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Some(rel.to_path_buf())),
+            Err(_) => return None,
+        }
+    }
+    match fs::symlink_metadata(root.join(rel)) {
+        Ok(meta) if meta.file_type().is_symlink() => None,
+        Ok(meta) if meta.is_dir() => Some(Some(rel.to_path_buf())),
+        Ok(_) if rel.file_name().is_some_and(|n| n == SKILL_MD) => {
+            let dir = rel.parent().filter(|d| !d.as_os_str().is_empty())?;
+            Some(Some(dir.to_path_buf()))
+        }
+        Ok(_) => Some(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Some(rel.to_path_buf())),
+        Err(_) => None,
     }
 }
 
 /// The order of `SKILL.md` candidates within a root, which decides which
 /// duplicate wins: depth (fewest segments first), then code point.
-pub(crate) fn candidate_order(a: &skilldeck_walk::File, b: &skilldeck_walk::File) -> std::cmp::Ordering {
+pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
     (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
 }
 
@@ -581,7 +742,7 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         return Err(Skip { location, reason: SkipReason::MissingName, detail: None });
     };
     let base = supplied_base.map_or_else(|| format!("skill://{name}/"), str::to_owned);
-    Ok(Skill {
+    Ok(Skill::from(SkillData {
         name: name.to_owned(),
         description: def.description.clone(),
         frontmatter: Default::default(),
@@ -591,7 +752,7 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         origin: Origin::Logical { base, resources: def.resources.clone() },
         body: OnceLock::from(def.content.clone()),
         record: None,
-    })
+    }))
 }
 
 /// Skill names to their index. The fast (not DoS-resistant) hasher is fine:
@@ -611,6 +772,8 @@ struct Assembly {
     skips: Vec<Skip>,
     warnings: Vec<Warning>,
     agents: BTreeMap<String, Vec<Skill>>,
+    /// The kept walks, by root (`None` for a root not walked or not kept).
+    walks: Vec<Option<RootWalk>>,
 }
 
 impl Assembly {
@@ -624,15 +787,15 @@ impl Assembly {
             Err(skip) => return self.skips.push(skip),
             Ok(skill) => skill,
         };
-        match self.index.get(&skill.name) {
+        match self.index.get(&skill.data.name) {
             Some(&winner) => {
-                let (name, location) = (skill.name.clone(), skill.location.clone());
+                let (name, location) = (skill.data.name.clone(), skill.data.location.clone());
                 self.skips.push(Skip { location: location.clone(), reason: SkipReason::DuplicateName, detail: None });
                 self.shadow(skill, source.clone(), winner);
                 self.warn(Warning::DuplicateName { name, location });
             }
             None => {
-                self.index.insert(skill.name.clone(), self.skills.len());
+                self.index.insert(skill.data.name.clone(), self.skills.len());
                 self.skills.push(skill);
                 self.sources.push(source.clone());
             }
@@ -641,7 +804,7 @@ impl Assembly {
 
     /// Records that `loser` lost its name to the skill at index `winner`.
     fn shadow(&mut self, loser: Skill, source: Source, winner: usize) {
-        let winner_location = self.skills[winner].location.clone();
+        let winner_location = self.skills[winner].data.location.clone();
         let winner_source = self.sources[winner].clone();
         self.shadowed.push(Shadowed { skill: loser, source, winner_location, winner_source });
     }
@@ -652,7 +815,7 @@ impl Assembly {
         match outcome {
             Ok((skill, recovered)) => {
                 if let Some(problem) = recovered {
-                    self.warn(Warning::RecoveredFrontmatter { location: skill.location.clone(), problem });
+                    self.warn(Warning::RecoveredFrontmatter { location: skill.data.location.clone(), problem });
                 }
                 Some(skill)
             }
@@ -666,7 +829,7 @@ impl Assembly {
     /// A store record: it takes the place of an earlier skill of its name,
     /// which is then shadowed by it.
     fn overlay(&mut self, skill: Skill) {
-        let Some(&i) = self.index.get(&skill.name) else {
+        let Some(&i) = self.index.get(&skill.data.name) else {
             return self.offer(Ok(skill), &Source::Store);
         };
         let loser = std::mem::replace(&mut self.skills[i], skill);
@@ -680,9 +843,10 @@ impl Assembly {
         for name in &filter_unmatched {
             self.warn(Warning::FilterUnmatched { name: name.clone() });
         }
-        let exposed: Vec<usize> = (0..self.skills.len()).filter(|&i| filter.admits(&self.skills[i].name)).collect();
+        let exposed: Vec<usize> =
+            (0..self.skills.len()).filter(|&i| filter.admits(&self.skills[i].data.name)).collect();
         for skills in self.agents.values_mut() {
-            skills.retain(|s| filter.admits(&s.name));
+            skills.retain(|s| filter.admits(&s.data.name));
         }
         self.agents.retain(|_, skills| !skills.is_empty());
         // The exposed skills are the indexed ones the filter admits: the
@@ -701,6 +865,7 @@ impl Assembly {
                 filter_unmatched,
                 shadowed: self.shadowed,
                 agents: self.agents,
+                walks: self.walks,
                 sample_limit,
                 symlinks,
                 limits,
@@ -744,6 +909,8 @@ struct Inner {
     filter_unmatched: Vec<String>,
     shadowed: Vec<Shadowed>,
     agents: BTreeMap<String, Vec<Skill>>,
+    /// Each root's walk, for [`CatalogBuilder::rebuild`]; empty unless kept.
+    walks: Vec<Option<RootWalk>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
     limits: Limits,
@@ -796,7 +963,7 @@ impl Catalog {
     /// exposed or shadowed: the way to reach a skill that lost its name.
     /// Agent records are not searched.
     pub fn at(&self, location: &str) -> Option<&Skill> {
-        self.skills().chain(self.inner.shadowed.iter().map(|s| &s.skill)).find(|s| s.location == location)
+        self.skills().chain(self.inner.shadowed.iter().map(|s| &s.skill)).find(|s| s.data.location == location)
     }
 
     /// The skills of one agent's store scope (its own records: overrides of

@@ -1,6 +1,8 @@
 //! A catalog that reloads: the current snapshot behind an atomic pointer,
-//! replaced whole by [`LiveCatalog::reload`].
+//! replaced whole by [`LiveCatalog::reload`], or by
+//! [`LiveCatalog::reload_changed`], which reads again only what changed.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
@@ -43,7 +45,7 @@ impl LiveCatalog {
     ///
     /// As [`CatalogBuilder::build`]: only a configuration that makes no sense.
     pub fn new(builder: CatalogBuilder) -> Result<LiveCatalog, BuildError> {
-        let first = builder.build()?;
+        let first = builder.assemble(None, true)?;
         Ok(LiveCatalog { current: ArcSwap::from_pointee(first), builder: Mutex::new(builder) })
     }
 
@@ -59,9 +61,48 @@ impl LiveCatalog {
     ///
     /// As [`CatalogBuilder::build`]; the current snapshot stays.
     pub fn reload(&self) -> Result<Catalog, BuildError> {
+        self.rebuild(None)
+    }
+
+    /// Like [`reload`](LiveCatalog::reload), after the files and directories
+    /// at `changed` changed (absolute paths, as a file watcher reports them),
+    /// reading again only what changed: a `SKILL.md` that changed is read
+    /// again, a directory that appeared or changed is walked again, one that
+    /// went is dropped, and every other skill is taken from the current
+    /// snapshot. A root whose walk met a link or a limit, or whose own
+    /// directory changed, is walked whole; data skills, the provider and the
+    /// store are read again every time. The result is what a whole reload
+    /// would give now.
+    ///
+    /// # Errors
+    ///
+    /// As [`CatalogBuilder::build`]; the current snapshot stays.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, LiveCatalog};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let skill = dir.path().join("hello");
+    /// std::fs::create_dir_all(&skill)?;
+    /// std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: v1\n---\n")?;
+    /// let live = LiveCatalog::new(Catalog::builder().root(dir.path()))?;
+    ///
+    /// std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: v2\n---\n")?;
+    /// live.reload_changed(&[skill.join("SKILL.md")])?;
+    /// assert_eq!(live.snapshot().get("hello").unwrap().description(), Some("v2"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Catalog, BuildError> {
+        self.rebuild(Some(changed))
+    }
+
+    fn rebuild(&self, changed: Option<&[PathBuf]>) -> Result<Catalog, BuildError> {
         // The builder holds no half-done state, so a panic in another reload leaves it usable.
         let builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
-        let next = builder.build()?;
+        let current = self.snapshot();
+        let next = builder.assemble(changed.map(|changed| (&current, changed)), true)?;
         self.current.store(Arc::new(next.clone()));
         Ok(next)
     }

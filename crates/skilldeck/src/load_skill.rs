@@ -85,8 +85,8 @@ impl LoadSkillTool {
             return ToolResult::error(format!("skill '{name}' could not be read: {error}"));
         }
         let mut served: Vec<&Skill> = vec![skill];
-        for companion in &skill.companions {
-            if companion != name && self.allows(companion) && served.iter().all(|s| s.name != *companion) {
+        for companion in &skill.data.companions {
+            if companion != name && self.allows(companion) && served.iter().all(|s| s.data.name != *companion) {
                 served.extend(self.find(companion));
             }
         }

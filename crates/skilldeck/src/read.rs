@@ -12,7 +12,7 @@ use skilldeck_walk::Found;
 
 use crate::catalog::{Skip, SkipReason};
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
-use crate::skill::{Origin, Skill};
+use crate::skill::{Origin, Skill, SkillData};
 
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
@@ -103,7 +103,7 @@ pub(crate) fn parse(
     if keep_body {
         let _ = body.set(lossy(&text[body_start..]));
     }
-    let skill = Skill {
+    let skill = Skill::from(SkillData {
         name: head.name.unwrap_or_default(),
         description: head.description,
         frontmatter: head.frontmatter,
@@ -113,7 +113,7 @@ pub(crate) fn parse(
         location,
         body,
         record: None,
-    };
+    });
     Ok((skill, head.recovered))
 }
 

@@ -10,8 +10,17 @@ use crate::read;
 
 /// One skill of a catalog: what its frontmatter says, where it came from, and
 /// its body (the instructions served at level 2).
+///
+/// Cloning is cheap (an `Arc`): snapshots, reloads and views share skills, and
+/// a body read once is read once for all of them.
 #[derive(Clone, Debug)]
 pub struct Skill {
+    pub(crate) data: Arc<SkillData>,
+}
+
+/// What a [`Skill`] holds.
+#[derive(Clone, Debug)]
+pub(crate) struct SkillData {
     pub(crate) name: String,
     pub(crate) description: Option<String>,
     pub(crate) frontmatter: Frontmatter,
@@ -63,41 +72,53 @@ impl Origin {
     }
 }
 
+impl From<SkillData> for Skill {
+    fn from(data: SkillData) -> Skill {
+        Skill { data: Arc::new(data) }
+    }
+}
+
 impl Skill {
+    /// The skill's data, to change while it is being built (copied first if
+    /// it is shared).
+    pub(crate) fn data_mut(&mut self) -> &mut SkillData {
+        Arc::make_mut(&mut self.data)
+    }
+
     /// The skill's name: unique in a catalog.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.data.name
     }
 
     /// The description, if the frontmatter has one (it may be empty).
     pub fn description(&self) -> Option<&str> {
-        self.description.as_deref()
+        self.data.description.as_deref()
     }
 
     /// Every key of the frontmatter, in the author's order.
     pub fn frontmatter(&self) -> &Frontmatter {
-        &self.frontmatter
+        &self.data.frontmatter
     }
 
     /// Trigger phrases (`triggers`), trimmed, empty ones dropped.
     pub fn triggers(&self) -> &[String] {
-        &self.triggers
+        &self.data.triggers
     }
 
     /// Names of companion skills (`companions`), trimmed, empty ones dropped.
     pub fn companions(&self) -> &[String] {
-        &self.companions
+        &self.data.companions
     }
 
     /// Where the skill came from.
     pub fn origin(&self) -> &Origin {
-        &self.origin
+        &self.data.origin
     }
 
     /// The `SKILL.md` path, a data skill's base, or `store:<name>` /
     /// `store:<agent>/<name>` for a store record.
     pub fn location(&self) -> &str {
-        &self.location
+        &self.data.location
     }
 
     /// The text after the frontmatter, verbatim.
@@ -108,14 +129,14 @@ impl Skill {
     /// built is read now; that read can fail, or find the file changed so that
     /// it no longer has a frontmatter.
     pub fn body(&self) -> io::Result<&str> {
-        if let Some(body) = self.body.get() {
+        if let Some(body) = self.data.body.get() {
             return Ok(body);
         }
-        let Origin::Fs { skill_md, .. } = &self.origin else {
+        let Origin::Fs { skill_md, .. } = &self.data.origin else {
             return Ok("");
         };
         let body = read::body(skill_md)?;
-        Ok(self.body.get_or_init(|| body))
+        Ok(self.data.body.get_or_init(|| body))
     }
 
     /// The stored `SKILL.md` text of a store skill, verbatim (frontmatter and
@@ -136,12 +157,12 @@ impl Skill {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn record(&self) -> Option<&str> {
-        self.record.as_deref()
+        self.data.record.as_deref()
     }
 
     /// The directory of a disk skill.
     pub fn dir(&self) -> Option<&Path> {
-        match &self.origin {
+        match &self.data.origin {
             Origin::Fs { dir, .. } => Some(dir),
             Origin::Logical { .. } | Origin::Store { .. } => None,
         }

@@ -21,6 +21,9 @@ mod insika;
 // The live catalog: snapshots under concurrent reloads.
 mod live;
 
+// Reloading only what changed equals a whole build; what was not reported is not read.
+mod reload;
+
 // Insika's doctor checks skill-eager and skill-drift (reference §8, §10.8), exact messages.
 mod doctor;
 

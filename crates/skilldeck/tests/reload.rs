@@ -1,0 +1,235 @@
+//! Reloading only what changed (`LiveCatalog::reload_changed`), on real
+//! directories: after any sequence of edits it gives what a whole build gives,
+//! and what was not reported as changed is not read again.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use skilldeck::{Catalog, CatalogBuilder, LiveCatalog, Symlinks, WalkLimits as Limits};
+
+use crate::util::Tree;
+
+/// Everything a catalog shows, as text, in its order.
+fn summary(catalog: &Catalog) -> Vec<String> {
+    let mut out: Vec<String> = catalog
+        .inventory()
+        .iter()
+        .map(|s| {
+            let body = s.body().map(str::to_owned).map_err(|e| e.kind());
+            format!("skill {} {} {:?} {:?} {:?}", s.name(), s.location(), s.description(), s.frontmatter(), body)
+        })
+        .collect();
+    out.push(format!("exposed {:?}", catalog.skills().map(|s| s.name()).collect::<Vec<_>>()));
+    out.extend(catalog.skips().iter().map(|s| format!("skip {} {} {:?}", s.location, s.reason, s.detail)));
+    out.extend(catalog.warnings().iter().map(|w| format!("warning {w}")));
+    out.extend(catalog.shadowed().iter().map(|s| {
+        format!("shadowed {} ({}) by {} ({})", s.skill.location(), s.source, s.winner_location, s.winner_source)
+    }));
+    out
+}
+
+/// The directories edits happen in, below one of two roots: nested skills,
+/// the root itself (`""`: a whole walk), and directories no walk enters.
+const DIRS: [&str; 10] = ["a", "b", "a/x", "a/x/y", "b/z", "c", "", ".git/h", "a/node_modules/m", "d/e/f"];
+/// Few names, so that skills collide.
+const NAMES: [&str; 3] = ["one", "two", "three"];
+
+#[derive(Clone, Debug)]
+enum Edit {
+    /// Writes `DIRS[dir]/SKILL.md` named `NAMES[name]`.
+    Skill {
+        root: usize,
+        dir: usize,
+        name: usize,
+        body: u8,
+    },
+    /// Writes a `SKILL.md` whose YAML is broken, or has no name.
+    Broken {
+        root: usize,
+        dir: usize,
+        no_name: bool,
+    },
+    /// Writes a file that is not a `SKILL.md`.
+    Other {
+        root: usize,
+        dir: usize,
+    },
+    RemoveSkillMd {
+        root: usize,
+        dir: usize,
+    },
+    RemoveDir {
+        root: usize,
+        dir: usize,
+    },
+    /// Renames a directory to another of `DIRS`, when that one is free.
+    Rename {
+        root: usize,
+        from: usize,
+        to: usize,
+    },
+    /// Links `DIRS[from]-link` to `DIRS[to]`.
+    Link {
+        root: usize,
+        from: usize,
+        to: usize,
+    },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let (root, dir) = (0..2usize, 0..DIRS.len());
+    prop_oneof![
+        4 => (root.clone(), dir.clone(), 0..NAMES.len(), any::<u8>())
+            .prop_map(|(root, dir, name, body)| Edit::Skill { root, dir, name, body }),
+        1 => (root.clone(), dir.clone(), any::<bool>()).prop_map(|(root, dir, no_name)| Edit::Broken { root, dir, no_name }),
+        1 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::Other { root, dir }),
+        2 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::RemoveSkillMd { root, dir }),
+        2 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::RemoveDir { root, dir }),
+        1 => (root.clone(), dir.clone(), dir.clone()).prop_map(|(root, from, to)| Edit::Rename { root, from, to }),
+        1 => (root, dir.clone(), dir).prop_map(|(root, from, to)| Edit::Link { root, from, to }),
+    ]
+}
+
+/// Writes `path`, reporting it and the topmost directory it had to create,
+/// as a watcher would.
+fn write(path: &Path, contents: &str, changed: &mut Vec<PathBuf>) {
+    let parent = path.parent().unwrap();
+    if let Some(created) = parent.ancestors().take_while(|a| !a.exists()).last() {
+        changed.push(created.to_path_buf());
+    }
+    std::fs::create_dir_all(parent).unwrap();
+    std::fs::write(path, contents).unwrap();
+    changed.push(path.to_path_buf());
+}
+
+/// Applies `edit` below `roots` and returns the paths a watcher would report.
+fn apply(roots: &[PathBuf], edit: &Edit) -> Vec<PathBuf> {
+    let mut changed = Vec::new();
+    match *edit {
+        Edit::Skill { root, dir, name, body } => {
+            let md = format!("---\nname: {}\ndescription: in {}\n---\nbody {body}\n", NAMES[name], DIRS[dir]);
+            write(&roots[root].join(DIRS[dir]).join("SKILL.md"), &md, &mut changed);
+        }
+        Edit::Broken { root, dir, no_name } => {
+            let md = if no_name { "---\ndescription: nameless\n---\n" } else { "---\nname: [broken\n---\n" };
+            write(&roots[root].join(DIRS[dir]).join("SKILL.md"), md, &mut changed);
+        }
+        Edit::Other { root, dir } => write(&roots[root].join(DIRS[dir]).join("notes.md"), "notes", &mut changed),
+        Edit::RemoveSkillMd { root, dir } => {
+            let path = roots[root].join(DIRS[dir]).join("SKILL.md");
+            if std::fs::remove_file(&path).is_ok() {
+                changed.push(path);
+            }
+        }
+        Edit::RemoveDir { root, dir } => {
+            let path = roots[root].join(DIRS[dir]);
+            // The root itself stays; a link is removed as a file.
+            let removed = !DIRS[dir].is_empty()
+                && (std::fs::remove_dir_all(&path).is_ok() || std::fs::remove_file(&path).is_ok());
+            if removed {
+                changed.push(path);
+            }
+        }
+        Edit::Rename { root, from, to } => {
+            let (from, to) = (roots[root].join(DIRS[from]), roots[root].join(DIRS[to]));
+            let movable = !from.as_os_str().is_empty() && from.is_dir() && !to.exists() && !to.starts_with(&from);
+            if movable && to.parent().is_some_and(Path::is_dir) && std::fs::rename(&from, &to).is_ok() {
+                changed.extend([from, to]);
+            }
+        }
+        Edit::Link { root, from, to } => {
+            let link = roots[root].join(format!("{}-link", DIRS[from]));
+            let free = std::fs::symlink_metadata(&link).is_err();
+            if !DIRS[from].is_empty() && link.parent().is_some_and(Path::is_dir) && free {
+                std::os::unix::fs::symlink(roots[root].join(DIRS[to]), &link).unwrap();
+                changed.push(link);
+            }
+        }
+    }
+    changed
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// After each edit, reloading only what the edit touched gives exactly
+    /// what a whole build gives: links followed or not, and walk limits wide
+    /// or tight enough to be hit.
+    #[test]
+    fn reloading_what_changed_equals_a_whole_build(
+        edits in prop::collection::vec(edit(), 1..14),
+        follow in any::<bool>(),
+        tight in any::<bool>(),
+    ) {
+        let tree = Tree::new();
+        let roots = [tree.path("r0"), tree.path("r1")];
+        for root in &roots {
+            std::fs::create_dir_all(root).unwrap();
+        }
+        let symlinks = if follow { Symlinks::Follow } else { Symlinks::Skip };
+        let limits = if tight { Limits { max_depth: 3, max_dirs: 7, max_entries: 14 } } else { Limits::default() };
+        let builder = Catalog::builder().roots(roots.iter().cloned()).symlinks(symlinks).walk_limits(limits);
+        let live = LiveCatalog::new(builder.clone()).unwrap();
+        for (i, edit) in edits.iter().enumerate() {
+            let changed = apply(&roots, edit);
+            let reloaded = live.reload_changed(&changed).unwrap();
+            prop_assert_eq!(summary(&reloaded), summary(&builder.build().unwrap()), "after edit {} {:?}", i, edit);
+        }
+    }
+}
+
+fn two_skills() -> (Tree, CatalogBuilder) {
+    let tree = Tree::new();
+    tree.skill("a", "a", "first a", "").skill("b", "b", "first b", "");
+    let builder = Catalog::builder().root(tree.root());
+    (tree, builder)
+}
+
+/// The proof that only the reported part is read: an edit nobody reported
+/// stays unseen until a whole reload.
+#[test]
+fn what_was_not_reported_is_not_read_again() {
+    let (tree, builder) = two_skills();
+    let live = LiveCatalog::new(builder).unwrap();
+    tree.skill("a", "a", "second a", "").skill("b", "b", "second b", "");
+    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]).unwrap();
+    assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
+    assert_eq!(catalog.get("b").unwrap().description(), Some("first b"), "b was read again");
+    let catalog = live.reload().unwrap();
+    assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
+}
+
+/// Changes no walk can see (below `.git`, a file that is not a `SKILL.md`,
+/// a path outside every root) read nothing again.
+#[test]
+fn changes_no_walk_sees_read_nothing() {
+    let (tree, builder) = two_skills();
+    let live = LiveCatalog::new(builder).unwrap();
+    tree.skill("b", "b", "second b", "").file("a/.git/SKILL.md", "---\nname: hidden\n---\n");
+    tree.file("a/notes.md", "notes");
+    let changed = [tree.path("a/.git/SKILL.md"), tree.path("a/notes.md"), PathBuf::from("/elsewhere/b/SKILL.md")];
+    let catalog = live.reload_changed(&changed).unwrap();
+    assert_eq!(catalog.get("b").unwrap().description(), Some("first b"));
+    assert!(catalog.get("hidden").is_none());
+}
+
+/// A change to the root itself, or behind a link, is a whole walk.
+#[test]
+fn the_root_itself_or_a_link_walks_the_root_whole() {
+    let (tree, builder) = two_skills();
+    let live = LiveCatalog::new(builder).unwrap();
+    tree.skill("b", "b", "second b", "");
+    let catalog = live.reload_changed(&[tree.root().to_path_buf()]).unwrap();
+    assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
+
+    let elsewhere = Tree::new();
+    elsewhere.skill("far", "far", "first far", "");
+    tree.symlink(elsewhere.path("far"), "far-link");
+    let catalog = live.reload_changed(&[tree.path("far-link")]).unwrap();
+    assert_eq!(catalog.get("far").unwrap().description(), Some("first far"));
+    // The walk met a link: from now on a change anywhere walks the root whole.
+    elsewhere.skill("far", "far", "second far", "");
+    tree.skill("b", "b", "third b", "");
+    let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]).unwrap();
+    assert_eq!(catalog.get("far").unwrap().description(), Some("second far"));
+}
