@@ -1,6 +1,7 @@
 //! Keeping the published catalog current: a file watcher on the roots and a
-//! poll of the store's change token trigger a debounced reload, then the list-changed
-//! notifications.
+//! poll of the store's change token trigger a debounced reload of what changed
+//! (the paths the watcher reported; the store is read again every time), then
+//! the list-changed notifications.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -65,7 +66,7 @@ impl Drop for Live {
 /// watches (one per directory under the roots) happens in the background,
 /// so serving starts at once; a change made before it is done may be missed.
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
-    let (tx, rx) = mpsc::unbounded_channel::<()>();
+    let (tx, rx) = mpsc::unbounded_channel::<Seen>();
     let watcher: Arc<Mutex<Option<RecommendedWatcher>>> = Arc::default();
     let mut tasks = vec![tokio::spawn(reload_loop(server, rx))];
     let holder = watcher.clone();
@@ -84,20 +85,34 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     Live { _watcher: watcher, ready, tasks }
 }
 
-/// A watcher on every root, sending one signal per relevant event.
-fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<()>) -> Option<RecommendedWatcher> {
+/// What set off a reload.
+#[derive(Debug)]
+enum Seen {
+    /// These paths changed.
+    Paths(Vec<PathBuf>),
+    /// The store changed.
+    Store,
+    /// The watcher lost track (an overflow, an error): only a whole reload is sure.
+    Lost,
+}
+
+/// A watcher on every root, sending the paths of each relevant event.
+fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Option<RecommendedWatcher> {
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let relevant = match event {
-            Ok(event) => !matches!(
-                event.kind,
-                EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
-            ),
-            // The watcher lost track (an overflow): reload to be safe.
-            Err(_) => true,
+        let seen = match event {
+            Ok(event)
+                if matches!(
+                    event.kind,
+                    EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+                ) =>
+            {
+                return;
+            }
+            Ok(event) if event.need_rescan() || event.paths.is_empty() => Seen::Lost,
+            Ok(event) => Seen::Paths(event.paths),
+            Err(_) => Seen::Lost,
         };
-        if relevant {
-            let _ = events.send(());
-        }
+        let _ = events.send(seen);
     });
     let mut watcher = match watcher {
         Ok(watcher) => watcher,
@@ -117,19 +132,40 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<()>) -> Option
     Some(watcher)
 }
 
-async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<()>) {
-    while changes.recv().await.is_some() {
+/// Reloads once per burst of changes: only what the burst touched, unless
+/// the watcher lost track.
+async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<Seen>) {
+    while let Some(first) = changes.recv().await {
         let burst = tokio::time::Instant::now();
+        let mut touched = Some(Vec::new());
+        let mut take = |seen: Seen| match (seen, touched.as_mut()) {
+            (Seen::Paths(paths), Some(touched)) => touched.extend(paths),
+            (Seen::Store, _) | (Seen::Paths(_), None) => {}
+            (Seen::Lost, _) => touched = None,
+        };
+        take(first);
         loop {
             let left = MAX_DELAY.saturating_sub(burst.elapsed());
             match tokio::time::timeout(DEBOUNCE.min(left), changes.recv()).await {
-                Ok(Some(())) if !left.is_zero() => continue,
+                Ok(Some(seen)) if !left.is_zero() => take(seen),
+                Ok(Some(seen)) => {
+                    take(seen);
+                    break;
+                }
                 Ok(None) => return,
-                _ => break,
+                Err(_) => break,
             }
         }
         let reloading = server.clone();
-        match tokio::task::spawn_blocking(move || reloading.reload()).await {
+        let reload = move || match touched {
+            Some(mut touched) => {
+                touched.sort();
+                touched.dedup();
+                reloading.reload_changed(&touched)
+            }
+            None => reloading.reload(),
+        };
+        match tokio::task::spawn_blocking(reload).await {
             Ok(Ok(change)) => server.notify(change).await,
             Ok(Err(error)) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
             Err(error) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
@@ -137,7 +173,7 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<(
     }
 }
 
-async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<()>) {
+async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<Seen>) {
     let version = |store: Arc<dyn SkillStore>| async move {
         tokio::task::spawn_blocking(move || store.change_token().ok().flatten()).await.ok().flatten()
     };
@@ -149,7 +185,7 @@ async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<(
         let now = version(store.clone()).await;
         if now != seen {
             seen = now;
-            if changes.send(()).is_err() {
+            if changes.send(Seen::Store).is_err() {
                 return;
             }
         }

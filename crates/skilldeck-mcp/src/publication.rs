@@ -48,9 +48,12 @@ pub(crate) struct Publication {
 }
 
 /// One published skill.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Entry {
     pub(crate) name: String,
+    /// The skill's location (a disk skill's `SKILL.md` path): an entry is
+    /// kept across a reload only for the same skill.
+    location: String,
     pub(crate) description: Option<String>,
     /// The `SKILL.md` URI: the skill's identity in the Skills extension.
     pub(crate) uri: String,
@@ -66,7 +69,7 @@ pub(crate) struct Entry {
 }
 
 /// One file of a published skill.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct File {
     pub(crate) uri: String,
     /// The path relative to the skill, `/`-separated (lossy for names that
@@ -92,6 +95,18 @@ impl Publication {
     /// Publishes the skills `profile` may use (every exposed skill without
     /// one) from `catalog`.
     pub(crate) fn build(catalog: &Catalog, profile: Option<&AgentProfile>) -> Publication {
+        Publication::rebuild(catalog, profile, None)
+    }
+
+    /// Like [`Publication::build`], keeping `previous`'s entry of each disk
+    /// skill that is still the same skill and whose directory holds none of
+    /// the `changed` paths and lies under none of them: only what changed is
+    /// walked again.
+    pub(crate) fn rebuild(
+        catalog: &Catalog,
+        profile: Option<&AgentProfile>,
+        previous: Option<(&Publication, &[PathBuf])>,
+    ) -> Publication {
         let view = profile.map(|p| catalog.view(p));
         let skills: Vec<&Skill> = match &view {
             Some(view) => view.effective(),
@@ -105,7 +120,12 @@ impl Publication {
                 _ => None,
             })
             .collect();
-        let built = parallel_map(&skills, |skill| entry(catalog, skill, profile, recovered.contains(skill.location())));
+        let built = parallel_map(&skills, |skill| {
+            match previous.and_then(|(publication, changed)| publication.unchanged(skill, changed)) {
+                Some(entry) => Ok(entry.clone()),
+                None => entry(catalog, skill, profile, recovered.contains(skill.location())),
+            }
+        });
         let mut publication = Publication::default();
         for (skill, built) in skills.iter().zip(built) {
             match built {
@@ -125,6 +145,15 @@ impl Publication {
             }
         }
         publication
+    }
+
+    /// This publication's entry of disk skill `skill`, if it is the same skill
+    /// and nothing `changed` in or above its directory.
+    fn unchanged(&self, skill: &Skill, changed: &[PathBuf]) -> Option<&Entry> {
+        let dir = skill.dir()?;
+        let entry = self.by_name(skill.name()).filter(|e| e.location == skill.location())?;
+        let touched = changed.iter().any(|path| path.starts_with(dir) || dir.starts_with(path));
+        (!touched).then_some(entry)
     }
 
     /// The entry whose `SKILL.md` is `uri`.
@@ -265,6 +294,7 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
     };
     Ok(Entry {
         name: name.to_owned(),
+        location: skill.location().to_owned(),
         description: skill.description().map(str::to_owned),
         uri,
         files,

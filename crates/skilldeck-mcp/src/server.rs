@@ -2,6 +2,7 @@
 //! at the start of the request.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
@@ -92,6 +93,9 @@ struct Shared {
     changes: broadcast::Sender<Change>,
     /// Diagnostics already printed, so a reload does not repeat them.
     reported: Mutex<HashSet<String>>,
+    /// Held for a whole reload, catalog and publication: a publication
+    /// built from the changes since the current one must not race another.
+    reloading: Mutex<()>,
 }
 
 /// skilldeck's MCP server: a [`ServerHandler`] over a [`LiveCatalog`].
@@ -118,6 +122,7 @@ impl SkillServer {
             peers: Mutex::default(),
             changes,
             reported: Mutex::default(),
+            reloading: Mutex::default(),
         };
         let server = SkillServer { shared: Arc::new(shared) };
         server.report(&server.generation());
@@ -132,8 +137,31 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::reload`]; the current generation stays.
     pub fn reload(&self) -> Result<Change, BuildError> {
-        let catalog = self.shared.live.reload()?;
-        let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
+        let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
+        self.publish(self.shared.live.reload()?, None)
+    }
+
+    /// Like [`reload`](SkillServer::reload), after the files and directories
+    /// at `changed` changed (absolute paths, as a file watcher reports them):
+    /// only what changed is read and walked again
+    /// ([`LiveCatalog::reload_changed`]); every other skill keeps its
+    /// published files. A store change alone is `&[]`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveCatalog::reload_changed`]; the current generation stays.
+    pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
+        let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
+        self.publish(self.shared.live.reload_changed(changed)?, Some(changed))
+    }
+
+    /// Publishes `catalog` as the new generation, keeping the current
+    /// generation's files of the skills `changed` leaves alone (all are
+    /// walked again without it).
+    fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Result<Change, BuildError> {
+        let current = self.generation();
+        let previous = changed.map(|changed| (&current.publication, changed));
+        let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
         let next = Arc::new(Generation { catalog, publication });
         let previous = self.shared.current.swap(next.clone());
         self.shared.digests.retain(&next.publication.disk_paths());

@@ -232,3 +232,45 @@ fn digests_are_cached_until_the_file_changes() {
     cache.retain(&HashSet::new());
     assert_eq!(cache.len(), 0);
 }
+
+/// Every file of every entry: (uri, rel, size).
+fn files(publication: &Publication) -> Vec<(String, String, u64)> {
+    publication.entries.iter().flat_map(|e| &e.files).map(|f| (f.uri.clone(), f.rel.clone(), f.size)).collect()
+}
+
+/// A rebuild keeps the files of the skills nothing changed in (an unreported
+/// change stays unseen: they were not walked again) and walks the others; with
+/// every change reported it equals a whole build.
+#[test]
+fn a_rebuild_walks_only_the_skills_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "alpha", &[("a.txt", b"a")]);
+    skill(dir.path(), "beta", &[("b.txt", b"b")]);
+    let live = skilldeck::LiveCatalog::new(Catalog::builder().root(dir.path())).unwrap();
+    let first = Publication::build(&live.snapshot(), None);
+
+    fs::write(dir.path().join("alpha/more.txt"), "unreported").unwrap();
+    fs::write(dir.path().join("beta/b.txt"), "bigger").unwrap();
+    fs::write(dir.path().join("beta/new.txt"), "new").unwrap();
+    let changed = [dir.path().join("beta/b.txt"), dir.path().join("beta/new.txt")];
+    let catalog = live.reload_changed(&changed).unwrap();
+    let next = Publication::rebuild(&catalog, None, Some((&first, &changed)));
+    let uris = |p: &Publication| p.entries.iter().flat_map(|e| &e.files).map(|f| f.uri.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        uris(&next),
+        [
+            "skill://alpha/SKILL.md",
+            "skill://alpha/a.txt",
+            "skill://beta/SKILL.md",
+            "skill://beta/b.txt",
+            "skill://beta/new.txt"
+        ]
+    );
+    assert_eq!(next.resource("skill://beta/b.txt").unwrap().1.size, 6);
+
+    let everything = [dir.path().join("alpha/more.txt")];
+    let catalog = live.reload_changed(&everything).unwrap();
+    let last = Publication::rebuild(&catalog, None, Some((&next, &everything)));
+    assert_eq!(files(&last), files(&Publication::build(&catalog, None)));
+    assert!(last.resource("skill://alpha/more.txt").is_some());
+}
