@@ -339,6 +339,32 @@ async def test_skills_list_pagination(transport: str, era: str, paged_tree: Any)
         assert err.value.message == "Invalid skills cursor"
 
 
+@combo
+async def test_resources_list_pagination(transport: str, era: str, paged_tree: Any) -> None:
+    """resources/list pages whole skills, page-size skills at a time, in URI order."""
+    async with connect(transport, era, paged_tree.args) as client:
+        pages, cursor = [], None
+        while True:
+            page = await client.list_resources(cursor=cursor)
+            pages.append(page)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        skills_per_page = [len({str(r.uri).split("/")[2] for r in p.resources}) for p in pages]
+        assert skills_per_page == [100, 100, 50]
+        uris = [str(r.uri) for p in pages for r in p.resources]
+        expected = [skill_uri(name, rel) for name in paged_tree.names for rel in sorted(disk_files(paged_tree.root / name))]
+        assert sorted(uris) == sorted(expected) and len(uris) == len(set(uris))
+        # A skill's files are all on one page.
+        owners = [{str(r.uri).split("/")[2] for r in p.resources} for p in pages]
+        assert all(not (a & b) for i, a in enumerate(owners) for b in owners[i + 1:])
+
+        with pytest.raises(MCPError) as err:
+            await client.list_resources(cursor="not-a-cursor")
+        assert err.value.code == INVALID_PARAMS
+        assert err.value.message == "Invalid resources cursor"
+
+
 @pytest.mark.parametrize("size", [1, 2, 7])
 async def test_skills_list_small_pages(size: int, main_tree: Any) -> None:
     async with connect("stdio", "auto", [*main_tree.args, "--page-size", str(size)]) as client:

@@ -26,7 +26,7 @@ pub(crate) struct ServeArgs {
     /// The bearer token every HTTP request must carry (default: $SKILLDECK_TOKEN).
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
-    /// Skills per skills/list page.
+    /// Skills per skills/list and resources/list page.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     page_size: u64,
 }

@@ -187,16 +187,38 @@ impl Publication {
     ///
     /// A cursor this server did not make.
     pub(crate) fn page(&self, cursor: Option<&str>, size: usize) -> Result<(Vec<&Entry>, Option<String>), ()> {
-        let start = match cursor {
-            None => 0,
-            Some(cursor) => {
-                let after = decode_cursor(cursor).ok_or(())?;
-                self.listed.partition_point(|&i| self.entries[i].uri.as_str() <= after.as_str())
+        self.page_of(Some(&self.listed), cursor, size)
+    }
+
+    /// One `resources/list` page: like [`Publication::page`], over every
+    /// entry (a skill the extension cannot list is still resources), each
+    /// with all its files.
+    pub(crate) fn resource_page(&self, cursor: Option<&str>, size: usize) -> Result<(Vec<&Entry>, Option<String>), ()> {
+        self.page_of(None, cursor, size)
+    }
+
+    /// A page of the entries at `ids` (all of them when `None`), in URI order.
+    fn page_of(
+        &self,
+        ids: Option<&[usize]>,
+        cursor: Option<&str>,
+        size: usize,
+    ) -> Result<(Vec<&Entry>, Option<String>), ()> {
+        let len = ids.map_or(self.entries.len(), <[usize]>::len);
+        let entry = |k: usize| &self.entries[ids.map_or(k, |ids| ids[k])];
+        let mut start = 0;
+        if let Some(cursor) = cursor {
+            // The first entry after the cursor's URI, by binary search.
+            let after = decode_cursor(cursor).ok_or(())?;
+            let mut end = len;
+            while start < end {
+                let mid = start + (end - start) / 2;
+                if entry(mid).uri <= after { start = mid + 1 } else { end = mid }
             }
-        };
-        let end = start.saturating_add(size.max(1)).min(self.listed.len());
-        let page: Vec<&Entry> = self.listed[start..end].iter().map(|&i| &self.entries[i]).collect();
-        let next = (end < self.listed.len()).then(|| encode_cursor(&self.entries[self.listed[end - 1]].uri));
+        }
+        let end = start.saturating_add(size.max(1)).min(len);
+        let page: Vec<&Entry> = (start..end).map(entry).collect();
+        let next = (end < len).then(|| encode_cursor(&entry(end - 1).uri));
         Ok((page, next))
     }
 

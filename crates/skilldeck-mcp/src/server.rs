@@ -23,7 +23,7 @@ use skilldeck::{
 use tokio::sync::broadcast;
 
 use crate::mime;
-use crate::publication::{DigestCache, Publication};
+use crate::publication::{DigestCache, Entry, Publication};
 use crate::uri::{UriError, canonical};
 
 /// How long a client may treat a list, read or manifest as fresh: `0`. The
@@ -356,15 +356,27 @@ impl ServerHandler for SkillServer {
         Ok(result.into())
     }
 
+    /// Pages of whole skills, as `skills/list`: the cursor is the last
+    /// skill's `SKILL.md` URI, so it survives a reload and never splits a skill.
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let generation = self.generation();
+        let cursor = request.and_then(|r| r.cursor);
+        let page_size = self.shared.options.page_size;
         let server = self.clone();
-        let resources = blocking(move || resources(&generation.publication, server.digests())).await?;
-        Ok(ListResourcesResult::with_all_items(resources).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+        let (resources, next) = blocking(move || {
+            let (page, next) = generation.publication.resource_page(cursor.as_deref(), page_size)?;
+            Ok::<_, ()>((resources(&page, server.digests()), next))
+        })
+        .await?
+        .map_err(|()| invalid_params("Invalid resources cursor".into()))?;
+        let mut result =
+            ListResourcesResult::with_all_items(resources).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn read_resource(
@@ -494,9 +506,9 @@ impl ServerHandler for SkillServer {
 }
 
 /// Every published file as a resource, skill by skill in URI order.
-fn resources(publication: &Publication, digests: &DigestCache) -> Vec<Resource> {
+fn resources(entries: &[&Entry], digests: &DigestCache) -> Vec<Resource> {
     let mut out = Vec::new();
-    for entry in &publication.entries {
+    for entry in entries {
         for file in &entry.files {
             let mime_type = match file.mime {
                 Some(mime) => mime,
