@@ -194,8 +194,8 @@ impl Catalog {
     /// The view of this snapshot for one agent.
     pub fn view<'c>(&'c self, profile: &'c AgentProfile) -> AgentView<'c> {
         let own = self.agent_skills(&profile.id);
-        let mut all: Vec<&Skill> = self.skills().map(|s| find_own(own, &s.data.name).unwrap_or(s)).collect();
-        all.extend(own.iter().filter(|s| self.get(&s.data.name).is_none()));
+        let mut all: Vec<&Skill> = self.skills().map(|s| find_own(own, s.name()).unwrap_or(s)).collect();
+        all.extend(own.iter().filter(|s| self.get(s.name()).is_none()));
         AgentView { catalog: self, profile, all }
     }
 
@@ -212,7 +212,7 @@ pub(crate) fn is_lazy(profile: &AgentProfile, name: &str) -> bool {
 
 /// The agent record named `name`; records are sorted by key.
 fn find_own<'c>(own: &'c [Skill], name: &str) -> Option<&'c Skill> {
-    own.binary_search_by(|s| s.data.name.as_str().cmp(name)).ok().map(|i| &own[i])
+    own.binary_search_by(|s| s.name().cmp(name)).ok().map(|i| &own[i])
 }
 
 impl<'c> AgentView<'c> {
@@ -239,23 +239,19 @@ impl<'c> AgentView<'c> {
 
     /// The skills the agent may use.
     pub fn effective(&self) -> Vec<&'c Skill> {
-        self.all.iter().copied().filter(|s| self.profile.allows(&s.data.name)).collect()
+        self.all.iter().copied().filter(|s| self.profile.allows(s.name())).collect()
     }
 
     /// The skills always in the prompt in full: none, every allowed skill, or
     /// the allowed ones among the eager names.
     pub fn eager(&self) -> Vec<&'c Skill> {
-        self.all
-            .iter()
-            .copied()
-            .filter(|s| self.profile.allows(&s.data.name) && self.profile.is_eager(&s.data.name))
-            .collect()
+        self.all.iter().copied().filter(|s| self.profile.allows(s.name()) && self.profile.is_eager(s.name())).collect()
     }
 
     /// The skills the model loads on demand: allowed and not eager. They are
     /// the level-1 list and the only names `load_skill` serves.
     pub fn lazy(&self) -> Vec<&'c Skill> {
-        self.all.iter().copied().filter(|s| is_lazy(self.profile, &s.data.name)).collect()
+        self.all.iter().copied().filter(|s| is_lazy(self.profile, s.name())).collect()
     }
 
     /// The bodies to inject for a message: the eager skills, then the lazy
@@ -269,7 +265,7 @@ impl<'c> AgentView<'c> {
         let message = fold(message);
         if !message.is_empty() {
             for skill in self.lazy() {
-                let trigger = skill.data.triggers.iter().find(|t| {
+                let trigger = skill.triggers().iter().find(|t| {
                     let t = fold(t);
                     !t.is_empty() && contains_word(&message, &t)
                 });
@@ -281,9 +277,9 @@ impl<'c> AgentView<'c> {
         let effective = self.effective();
         let companions: Vec<Activation<'c>> = selected
             .iter()
-            .flat_map(|a| a.skill.data.companions.iter().map(move |c| (c, a.skill.name())))
+            .flat_map(|a| a.skill.companions().iter().map(move |c| (c, a.skill.name())))
             .filter_map(|(companion, of)| {
-                let skill = effective.iter().copied().find(|s| s.data.name == *companion)?;
+                let skill = effective.iter().copied().find(|s| s.name() == companion)?;
                 Some(Activation { skill, reason: Reason::Companion(of.to_owned()) })
             })
             .collect();
@@ -292,13 +288,7 @@ impl<'c> AgentView<'c> {
             .into_iter()
             .chain(companions)
             .filter(|a| seen.insert(a.skill.name()))
-            .filter(|a| match a.skill.body() {
-                Ok(_) => true,
-                Err(error) => {
-                    tracing::warn!(skill = a.skill.name(), "body not injected: {error}");
-                    false
-                }
-            })
+            .filter(|a| a.skill.servable())
             .collect()
     }
 }

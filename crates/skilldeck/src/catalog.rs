@@ -787,15 +787,15 @@ impl Assembly {
             Err(skip) => return self.skips.push(skip),
             Ok(skill) => skill,
         };
-        match self.index.get(&skill.data.name) {
+        match self.index.get(skill.name()) {
             Some(&winner) => {
-                let (name, location) = (skill.data.name.clone(), skill.data.location.clone());
+                let (name, location) = (skill.name().to_owned(), skill.location().to_owned());
                 self.skips.push(Skip { location: location.clone(), reason: SkipReason::DuplicateName, detail: None });
                 self.shadow(skill, source.clone(), winner);
                 self.warn(Warning::DuplicateName { name, location });
             }
             None => {
-                self.index.insert(skill.data.name.clone(), self.skills.len());
+                self.index.insert(skill.name().to_owned(), self.skills.len());
                 self.skills.push(skill);
                 self.sources.push(source.clone());
             }
@@ -804,7 +804,7 @@ impl Assembly {
 
     /// Records that `loser` lost its name to the skill at index `winner`.
     fn shadow(&mut self, loser: Skill, source: Source, winner: usize) {
-        let winner_location = self.skills[winner].data.location.clone();
+        let winner_location = self.skills[winner].location().to_owned();
         let winner_source = self.sources[winner].clone();
         self.shadowed.push(Shadowed { skill: loser, source, winner_location, winner_source });
     }
@@ -815,7 +815,7 @@ impl Assembly {
         match outcome {
             Ok((skill, recovered)) => {
                 if let Some(problem) = recovered {
-                    self.warn(Warning::RecoveredFrontmatter { location: skill.data.location.clone(), problem });
+                    self.warn(Warning::RecoveredFrontmatter { location: skill.location().to_owned(), problem });
                 }
                 Some(skill)
             }
@@ -829,7 +829,7 @@ impl Assembly {
     /// A store record: it takes the place of an earlier skill of its name,
     /// which is then shadowed by it.
     fn overlay(&mut self, skill: Skill) {
-        let Some(&i) = self.index.get(&skill.data.name) else {
+        let Some(&i) = self.index.get(skill.name()) else {
             return self.offer(Ok(skill), &Source::Store);
         };
         let loser = std::mem::replace(&mut self.skills[i], skill);
@@ -843,10 +843,9 @@ impl Assembly {
         for name in &filter_unmatched {
             self.warn(Warning::FilterUnmatched { name: name.clone() });
         }
-        let exposed: Vec<usize> =
-            (0..self.skills.len()).filter(|&i| filter.admits(&self.skills[i].data.name)).collect();
+        let exposed: Vec<usize> = (0..self.skills.len()).filter(|&i| filter.admits(self.skills[i].name())).collect();
         for skills in self.agents.values_mut() {
-            skills.retain(|s| filter.admits(&s.data.name));
+            skills.retain(|s| filter.admits(s.name()));
         }
         self.agents.retain(|_, skills| !skills.is_empty());
         // The exposed skills are the indexed ones the filter admits: the
@@ -963,7 +962,7 @@ impl Catalog {
     /// exposed or shadowed: the way to reach a skill that lost its name.
     /// Agent records are not searched.
     pub fn at(&self, location: &str) -> Option<&Skill> {
-        self.skills().chain(self.inner.shadowed.iter().map(|s| &s.skill)).find(|s| s.data.location == location)
+        self.skills().chain(self.inner.shadowed.iter().map(|s| &s.skill)).find(|s| s.location() == location)
     }
 
     /// The skills of one agent's store scope (its own records: overrides of

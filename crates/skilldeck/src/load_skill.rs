@@ -85,9 +85,9 @@ impl LoadSkillTool {
             return ToolResult::error(format!("skill '{name}' could not be read: {error}"));
         }
         let mut served: Vec<&Skill> = vec![skill];
-        for companion in &skill.data.companions {
-            if companion != name && self.allows(companion) && served.iter().all(|s| s.data.name != *companion) {
-                served.extend(self.find(companion));
+        for companion in skill.companions() {
+            if companion != name && self.allows(companion) && served.iter().all(|s| s.name() != companion) {
+                served.extend(self.find(companion).filter(|c| c.servable()));
             }
         }
         let output = match served.as_slice() {

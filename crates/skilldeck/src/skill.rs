@@ -15,7 +15,7 @@ use crate::read;
 /// a body read once is read once for all of them.
 #[derive(Clone, Debug)]
 pub struct Skill {
-    pub(crate) data: Arc<SkillData>,
+    data: Arc<SkillData>,
 }
 
 /// What a [`Skill`] holds.
@@ -28,8 +28,8 @@ pub(crate) struct SkillData {
     pub(crate) companions: Vec<String>,
     pub(crate) origin: Origin,
     pub(crate) location: String,
-    /// Filled at load for small files and data skills; read on first use for a
-    /// `SKILL.md` too large to read whole up front.
+    /// Filled at load for data and store skills; a disk skill's is read when
+    /// first served, then shared by every snapshot that holds the skill.
     pub(crate) body: OnceLock<String>,
     /// A store skill's record text, verbatim; `None` for other origins.
     pub(crate) record: Option<Arc<str>>,
@@ -137,6 +137,19 @@ impl Skill {
         };
         let body = read::body(skill_md)?;
         Ok(self.data.body.get_or_init(|| body))
+    }
+
+    /// Whether the body can be served now. One that cannot be read (the file
+    /// went since the catalog was built) is logged and its skill left out of
+    /// what is served with others: injected skills and companions alike.
+    pub(crate) fn servable(&self) -> bool {
+        match self.body() {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(skill = self.name(), "body left out: {error}");
+                false
+            }
+        }
     }
 
     /// The stored `SKILL.md` text of a store skill, verbatim (frontmatter and

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use skilldeck::{
-    BuildError, Catalog, CatalogBuilder, FrontmatterMode, LimitHit, Origin, SkillDef, SkillTool, Skip, SkipReason,
-    WalkLimits, Warning,
+    AgentProfile, BuildError, Catalog, CatalogBuilder, FrontmatterMode, LimitHit, LoadSkillTool, Origin, SkillDef,
+    SkillTool, Skip, SkipReason, WalkLimits, Warning,
 };
 
 use crate::util::Tree;
@@ -817,6 +817,29 @@ fn a_lazily_read_body_that_vanished_is_an_error_result() {
         format!("Skill \"changed\" could not be read: {} no longer has a frontmatter", loc(&tree, "changed/SKILL.md"))
     );
     assert_good(&catalog);
+}
+
+/// A companion whose file went after the build is left out by `load_skill`
+/// as by the injection: one rule for everything served beside another skill.
+#[test]
+fn a_companion_that_cannot_be_read_is_left_out_everywhere() {
+    let tree = tree();
+    tree.file(
+        "menu/SKILL.md",
+        "---\nname: menu\ndescription: m\ncompanions: [prices, hours]\ntriggers: [menu]\n---\nmenu body\n",
+    );
+    tree.file("prices/SKILL.md", "---\nname: prices\ndescription: p\n---\nprices body\n");
+    tree.file("hours/SKILL.md", "---\nname: hours\ndescription: h\n---\nhours body\n");
+    let catalog = build(builder(&tree));
+    std::fs::remove_file(tree.path("prices/SKILL.md")).unwrap();
+    let profile = AgentProfile::new("loja");
+    let view = catalog.view(&profile);
+    assert_eq!(
+        LoadSkillTool::new(&view).load("menu").output,
+        "<skill name=\"menu\">\nmenu body\n</skill>\n\n<skill name=\"hours\">\nhours body\n</skill>"
+    );
+    let injected: Vec<&str> = view.activate("the menu please").iter().map(|a| a.skill.name()).collect();
+    assert_eq!(injected, ["menu", "hours"]);
 }
 
 // ---------------------------------------------------------------------------
