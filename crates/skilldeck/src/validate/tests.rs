@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::*;
 
 /// A temp dir with `dir/SKILL.md` holding `bytes`; returns (guard, skill dir).
