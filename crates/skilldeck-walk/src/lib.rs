@@ -276,14 +276,12 @@ impl Walker {
         mut in_order: Option<InOrder<'_>>,
     ) -> (Option<LimitHit>, Vec<V>, Totals) {
         let (mut limit_hit, mut results, mut totals) = (None, Vec::new(), Totals::default());
-        if !self.root.is_dir() {
-            return (limit_hit, results, totals);
-        }
+        // A root that is not a directory does not open (and is not stat'ed first).
         let Ok(root) = sys::Root::open(&self.root) else {
             return (limit_hit, results, totals);
         };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
-        let root_real = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        let root_real = RootReal::new(&self.root);
         let mut level = vec![Dir { rel: PathBuf::new(), depth: 0, real: None, exits: None }];
         // The listings made ahead of time, one per directory of `level`.
         let mut ahead: Vec<Option<Listing<V>>> = vec![None];
@@ -339,7 +337,7 @@ impl Walker {
                             next_ahead.push(ahead);
                         }
                         Entry::LinkedDir(child) => {
-                            if seen_links.insert(child.real(&root_real).into_owned()) {
+                            if seen_links.insert(child.real(root_real.get()).into_owned()) {
                                 next.push(child);
                                 next_ahead.push(None);
                             }
@@ -369,7 +367,7 @@ impl Walker {
         &self,
         open: io::Result<sys::OpenDir>,
         dir: &Dir,
-        root_real: &Path,
+        root_real: &RootReal<'_>,
         keep: &impl Fn(&OsStr) -> bool,
         visit: &impl Fn(&Listed<'_>) -> V,
         names: bool,
@@ -414,7 +412,7 @@ impl Walker {
                     Entry::Dir { dir: dir.child(&name, real, dir.exits.clone()), ahead: None }
                 }
                 Kind::LinkedDir { target } => {
-                    let real = dir.real(root_real).into_owned();
+                    let real = dir.real(root_real.get()).into_owned();
                     let exits = dir.exits.iter().flat_map(|e| e.iter()).cloned().chain([real]).collect();
                     Entry::LinkedDir(dir.child(&name, Some(target), Some(exits)))
                 }
@@ -433,7 +431,14 @@ impl Walker {
 
     /// What an entry is, or `None` for one to pass over (a dangling link, or
     /// any link when links are skipped).
-    fn kind(&self, open: &sys::OpenDir, parent: &Dir, root_real: &Path, name: &OsStr, kind: Type) -> Option<Kind> {
+    fn kind(
+        &self,
+        open: &sys::OpenDir,
+        parent: &Dir,
+        root_real: &RootReal<'_>,
+        name: &OsStr,
+        kind: Type,
+    ) -> Option<Kind> {
         let kind = match kind {
             Type::Unknown => open.stat(name, false).ok()?,
             kind => kind,
@@ -453,7 +458,7 @@ impl Walker {
         // leads back into the walk: a loop. Each other link target is entered
         // once per walk, so every walk ends.
         let target = fs::canonicalize(self.root.join(&parent.rel).join(name)).ok()?;
-        let is_loop = parent.real(root_real).starts_with(&target)
+        let is_loop = parent.real(root_real.get()).starts_with(&target)
             || parent.exits.iter().flat_map(|e| e.iter()).any(|exit| exit.starts_with(&target));
         Some(if is_loop { Kind::LinkLoop } else { Kind::LinkedDir { target } })
     }
@@ -529,6 +534,24 @@ struct Listed<'a> {
     name: &'a OsStr,
     regular: bool,
     open: &'a sys::OpenDir,
+}
+
+/// The root's resolved path, found on first use: only links need it, and
+/// resolving a path costs a system call per segment, which a walk of a small
+/// directory (a server lists each skill's files) would otherwise pay every time.
+struct RootReal<'a> {
+    root: &'a Path,
+    real: std::sync::OnceLock<PathBuf>,
+}
+
+impl RootReal<'_> {
+    fn new(root: &Path) -> RootReal<'_> {
+        RootReal { root, real: std::sync::OnceLock::new() }
+    }
+
+    fn get(&self) -> &Path {
+        self.real.get_or_init(|| fs::canonicalize(self.root).unwrap_or_else(|_| self.root.to_path_buf()))
+    }
 }
 
 /// A directory to list.
@@ -679,7 +702,7 @@ mod tests {
         }
         let walker = Walker::new(root);
         let open = sys::Root::open(root).unwrap().open_dir(Path::new("")).unwrap();
-        let root_real = fs::canonicalize(root).unwrap();
+        let root_real = RootReal::new(root);
         let dir = Dir { rel: PathBuf::new(), depth: 0, real: None, exits: None };
         let mut listed = Vec::new();
         open.entries(|name, kind| listed.push((name.to_owned(), kind)));

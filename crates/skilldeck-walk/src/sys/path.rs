@@ -13,6 +13,9 @@ pub(crate) struct Root(PathBuf);
 
 impl Root {
     pub(crate) fn open(path: &Path) -> io::Result<Root> {
+        if !path.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::NotADirectory, "not a directory"));
+        }
         Ok(Root(path.to_path_buf()))
     }
 
