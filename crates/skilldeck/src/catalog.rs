@@ -630,9 +630,7 @@ impl CatalogBuilder {
             if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
                 continue;
             }
-            if let Some(part) = changed_part(&previous.absolute, rel)? {
-                parts.push(part);
-            }
+            parts.push(changed_part(&previous.absolute, rel)?);
         }
         // A part inside another is walked with it.
         parts.sort();
@@ -677,10 +675,10 @@ impl CatalogBuilder {
 /// A `SKILL.md` candidate of a root's walk and what it became.
 type Candidate = (File, read::Outcome);
 
-/// One root's walk, kept by a catalog built for rebuilding: every candidate
-/// in candidate order, so that a rebuild reads again only what changed.
+/// One root's walk, kept by a live catalog: every candidate in candidate
+/// order, so that a reload reads again only what changed.
 #[derive(Clone, Debug)]
-pub(crate) struct RootWalk {
+struct RootWalk {
     /// The root made absolute: the prefix of what a file watcher reports.
     absolute: PathBuf,
     candidates: Vec<Candidate>,
@@ -689,12 +687,12 @@ pub(crate) struct RootWalk {
     totals: Totals,
 }
 
-/// The part of a root to walk again for a change at `rel` below it: a
-/// directory that is there (walked again) or gone (dropped), the directory of
-/// a `SKILL.md`; `Ok(None)` for a change that no candidate can see (another
-/// file); `None` when only a whole walk can say (the root itself, a link on
-/// the way, a file that cannot be looked at).
-fn changed_part(root: &Path, rel: &Path) -> Option<Option<PathBuf>> {
+/// The part of a root to drop and, if it is a directory now, walk again for a
+/// change at `rel` below it: `rel` itself (a directory that is there, or
+/// anything else: whatever was below it before is gone), or the directory of
+/// a `SKILL.md`; `None` when only a whole walk can say (the root itself, a
+/// link on the way, a file that cannot be looked at).
+fn changed_part(root: &Path, rel: &Path) -> Option<PathBuf> {
     if rel.as_os_str().is_empty() {
         return None;
     }
@@ -706,19 +704,17 @@ fn changed_part(root: &Path, rel: &Path) -> Option<Option<PathBuf>> {
             Ok(meta) if meta.file_type().is_symlink() => return None,
             Ok(_) => {}
             // A directory on the way went: so did everything below it.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Some(rel.to_path_buf())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(rel.to_path_buf()),
             Err(_) => return None,
         }
     }
     match fs::symlink_metadata(root.join(rel)) {
         Ok(meta) if meta.file_type().is_symlink() => None,
-        Ok(meta) if meta.is_dir() => Some(Some(rel.to_path_buf())),
-        Ok(_) if rel.file_name().is_some_and(|n| n == SKILL_MD) => {
-            let dir = rel.parent().filter(|d| !d.as_os_str().is_empty())?;
-            Some(Some(dir.to_path_buf()))
+        Ok(meta) if !meta.is_dir() && rel.file_name().is_some_and(|n| n == SKILL_MD) => {
+            rel.parent().filter(|dir| !dir.as_os_str().is_empty()).map(Path::to_path_buf)
         }
-        Ok(_) => Some(None),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Some(rel.to_path_buf())),
+        Ok(_) => Some(rel.to_path_buf()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(rel.to_path_buf()),
         Err(_) => None,
     }
 }
@@ -908,7 +904,7 @@ struct Inner {
     filter_unmatched: Vec<String>,
     shadowed: Vec<Shadowed>,
     agents: BTreeMap<String, Vec<Skill>>,
-    /// Each root's walk, for [`CatalogBuilder::rebuild`]; empty unless kept.
+    /// Each root's walk, for `LiveCatalog::reload_changed`; empty unless kept.
     walks: Vec<Option<RootWalk>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,

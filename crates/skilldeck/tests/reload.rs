@@ -62,6 +62,11 @@ enum Edit {
         root: usize,
         dir: usize,
     },
+    /// Puts a plain file where a directory was.
+    ReplaceWithFile {
+        root: usize,
+        dir: usize,
+    },
     /// Renames a directory to another of `DIRS`, when that one is free.
     Rename {
         root: usize,
@@ -85,20 +90,21 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::Other { root, dir }),
         2 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::RemoveSkillMd { root, dir }),
         2 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::RemoveDir { root, dir }),
+        1 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::ReplaceWithFile { root, dir }),
         1 => (root.clone(), dir.clone(), dir.clone()).prop_map(|(root, from, to)| Edit::Rename { root, from, to }),
         1 => (root, dir.clone(), dir).prop_map(|(root, from, to)| Edit::Link { root, from, to }),
     ]
 }
 
 /// Writes `path`, reporting it and the topmost directory it had to create,
-/// as a watcher would.
+/// as a watcher would; nothing when a file stands where a directory must be.
 fn write(path: &Path, contents: &str, changed: &mut Vec<PathBuf>) {
     let parent = path.parent().unwrap();
-    if let Some(created) = parent.ancestors().take_while(|a| !a.exists()).last() {
-        changed.push(created.to_path_buf());
+    let created = parent.ancestors().take_while(|a| !a.exists()).last().map(Path::to_path_buf);
+    if std::fs::create_dir_all(parent).is_err() || std::fs::write(path, contents).is_err() {
+        return;
     }
-    std::fs::create_dir_all(parent).unwrap();
-    std::fs::write(path, contents).unwrap();
+    changed.extend(created);
     changed.push(path.to_path_buf());
 }
 
@@ -127,6 +133,13 @@ fn apply(roots: &[PathBuf], edit: &Edit) -> Vec<PathBuf> {
             let removed = !DIRS[dir].is_empty()
                 && (std::fs::remove_dir_all(&path).is_ok() || std::fs::remove_file(&path).is_ok());
             if removed {
+                changed.push(path);
+            }
+        }
+        Edit::ReplaceWithFile { root, dir } => {
+            let path = roots[root].join(DIRS[dir]);
+            if !DIRS[dir].is_empty() && std::fs::remove_dir_all(&path).is_ok() {
+                std::fs::write(&path, "a file now").unwrap();
                 changed.push(path);
             }
         }
