@@ -591,7 +591,8 @@ impl CatalogBuilder {
     /// Walks a whole root.
     fn walk_root(&self, absolute: &Path) -> RootWalk {
         let (candidates, limit_hit, totals) = self.walk_dir(absolute, self.limits);
-        RootWalk { absolute: absolute.to_path_buf(), candidates, limit_hit, totals }
+        let real = fs::canonicalize(absolute).unwrap_or_else(|_| absolute.to_path_buf());
+        RootWalk { absolute: absolute.to_path_buf(), real, candidates, limit_hit, totals }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
@@ -626,7 +627,10 @@ impl CatalogBuilder {
         }
         let mut parts = Vec::new();
         for path in changed {
-            let Ok(rel) = path.strip_prefix(&previous.absolute) else { continue };
+            // Watchers report paths as watched or resolved (macOS FSEvents).
+            let Ok(rel) = path.strip_prefix(&previous.absolute).or_else(|_| path.strip_prefix(&previous.real)) else {
+                continue;
+            };
             if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
                 continue;
             }
@@ -668,7 +672,8 @@ impl CatalogBuilder {
             }));
         }
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
-        Some(RootWalk { absolute: previous.absolute.clone(), candidates, limit_hit: None, totals })
+        let (absolute, real) = (previous.absolute.clone(), previous.real.clone());
+        Some(RootWalk { absolute, real, candidates, limit_hit: None, totals })
     }
 }
 
@@ -681,6 +686,8 @@ type Candidate = (File, read::Outcome);
 struct RootWalk {
     /// The root made absolute: the prefix of what a file watcher reports.
     absolute: PathBuf,
+    /// The root resolved, the prefix of what some watchers report instead.
+    real: PathBuf,
     candidates: Vec<Candidate>,
     limit_hit: Option<LimitHit>,
     /// Over-counted after rebuilds, never under.

@@ -226,6 +226,20 @@ fn changes_no_walk_sees_read_nothing() {
     assert!(catalog.get("hidden").is_none());
 }
 
+/// Some watchers (macOS FSEvents) report resolved paths: a root reached
+/// through a link takes changes under either spelling.
+#[test]
+fn changes_under_the_resolved_root_count() {
+    let (tree, _) = two_skills();
+    let outside = Tree::new();
+    outside.symlink(tree.root(), "via-link");
+    let live = LiveCatalog::new(Catalog::builder().root(outside.path("via-link"))).unwrap();
+    tree.skill("a", "a", "second a", "");
+    let resolved = std::fs::canonicalize(tree.path("a/SKILL.md")).unwrap();
+    let catalog = live.reload_changed(&[resolved]).unwrap();
+    assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
+}
+
 /// A change to the root itself, or behind a link, is a whole walk.
 #[test]
 fn the_root_itself_or_a_link_walks_the_root_whole() {
