@@ -601,65 +601,41 @@ impl Validator {
             push(Check::UnexpectedFields, message, first);
         }
 
-        match field(map, "name") {
-            None => push(Check::MissingName, "Missing required field in frontmatter: name".into(), None),
-            Some(value) => {
-                let at = Some(parsed.position(&value.referenced));
-                match non_empty_text(value, parsed.yaml) {
-                    None => push(Check::NameEmpty, "Field 'name' must be a non-empty string".into(), at),
-                    Some(raw) => {
-                        let name = normalized_name(&raw);
-                        let length = name.chars().count();
-                        if length > MAX_NAME_LENGTH {
-                            let message = format!(
-                                "Skill name '{name}' exceeds {MAX_NAME_LENGTH} character limit ({length} chars)"
-                            );
-                            push(Check::NameLength, message, at);
-                        }
-                        if name.to_lowercase() != name {
-                            push(Check::NameLowercase, format!("Skill name '{name}' must be lowercase"), at);
-                        }
-                        if name.starts_with('-') || name.ends_with('-') {
-                            push(Check::NameHyphenEdge, "Skill name cannot start or end with a hyphen".into(), at);
-                        }
-                        if name.contains("--") {
-                            let message = "Skill name cannot contain consecutive hyphens".into();
-                            push(Check::NameConsecutiveHyphens, message, at);
-                        }
-                        if !name.chars().all(|c| is_python_alnum(c) || c == '-') {
-                            let message = format!(
-                                "Skill name '{name}' contains invalid characters. Only letters, digits, and \
-                                 hyphens are allowed."
-                            );
-                            push(Check::NameCharacters, message, at);
-                        }
-                        if let Some(dir) = dir_name
-                            && dir.nfkc().collect::<String>() != name
-                        {
-                            let message = format!("Directory name '{dir}' must match skill name '{name}'");
-                            push(Check::NameDirectory, message, at);
-                        }
-                    }
-                }
+        if let Some((raw, at)) = required(map, parsed, "name", (Check::MissingName, Check::NameEmpty), &mut push) {
+            let name = normalized_name(&raw);
+            let length = name.chars().count();
+            if length > MAX_NAME_LENGTH {
+                let message = format!("Skill name '{name}' exceeds {MAX_NAME_LENGTH} character limit ({length} chars)");
+                push(Check::NameLength, message, at);
+            }
+            if name.to_lowercase() != name {
+                push(Check::NameLowercase, format!("Skill name '{name}' must be lowercase"), at);
+            }
+            if name.starts_with('-') || name.ends_with('-') {
+                push(Check::NameHyphenEdge, "Skill name cannot start or end with a hyphen".into(), at);
+            }
+            if name.contains("--") {
+                push(Check::NameConsecutiveHyphens, "Skill name cannot contain consecutive hyphens".into(), at);
+            }
+            if !name.chars().all(|c| is_python_alnum(c) || c == '-') {
+                let message = format!(
+                    "Skill name '{name}' contains invalid characters. Only letters, digits, and hyphens are allowed."
+                );
+                push(Check::NameCharacters, message, at);
+            }
+            if let Some(dir) = dir_name
+                && dir.nfkc().collect::<String>() != name
+            {
+                push(Check::NameDirectory, format!("Directory name '{dir}' must match skill name '{name}'"), at);
             }
         }
 
-        match field(map, "description") {
-            None => push(Check::MissingDescription, "Missing required field in frontmatter: description".into(), None),
-            Some(value) => {
-                let at = Some(parsed.position(&value.referenced));
-                match non_empty_text(value, parsed.yaml) {
-                    None => push(Check::DescriptionEmpty, "Field 'description' must be a non-empty string".into(), at),
-                    Some(description) => {
-                        let length = description.chars().count();
-                        if length > MAX_DESCRIPTION_LENGTH {
-                            let message = format!(
-                                "Description exceeds {MAX_DESCRIPTION_LENGTH} character limit ({length} chars)"
-                            );
-                            push(Check::DescriptionLength, message, at);
-                        }
-                    }
-                }
+        let description = (Check::MissingDescription, Check::DescriptionEmpty);
+        if let Some((description, at)) = required(map, parsed, "description", description, &mut push) {
+            let length = description.chars().count();
+            if length > MAX_DESCRIPTION_LENGTH {
+                let message = format!("Description exceeds {MAX_DESCRIPTION_LENGTH} character limit ({length} chars)");
+                push(Check::DescriptionLength, message, at);
             }
         }
 
@@ -840,6 +816,28 @@ fn dir_name(dir: &Path) -> String {
 fn python_path(path: &Path) -> String {
     let out: PathBuf = path.components().filter(|c| *c != Component::CurDir).collect();
     if out.as_os_str().is_empty() { ".".to_owned() } else { out.display().to_string() }
+}
+
+/// A required field (`name`, `description`) as `skills-ref` checks it: its
+/// text and position when it is a non-empty string; otherwise `None`, after
+/// pushing the `missing` or the `empty` check with `skills-ref`'s message.
+fn required(
+    map: &YamlMap,
+    parsed: &ParsedFile<'_>,
+    key: &str,
+    (missing, empty): (Check, Check),
+    push: &mut impl FnMut(Check, String, Option<(u64, u64)>),
+) -> Option<(String, Option<(u64, u64)>)> {
+    let Some(value) = field(map, key) else {
+        push(missing, format!("Missing required field in frontmatter: {key}"), None);
+        return None;
+    };
+    let at = Some(parsed.position(&value.referenced));
+    let text = non_empty_text(value, parsed.yaml);
+    if text.is_none() {
+        push(empty, format!("Field '{key}' must be a non-empty string"), at);
+    }
+    Some((text?, at))
 }
 
 /// The text of a `name` or `description` when it is a string that is not
