@@ -381,10 +381,7 @@ impl Walker {
         };
         let (mut found, mut linked) = (Vec::new(), false);
         open.entries(|name, kind| {
-            let kind = match kind {
-                Type::Unknown => open.stat(name, false).unwrap_or(Type::Unknown),
-                kind => kind,
-            };
+            let kind = looked_up(&open, name, kind);
             linked |= kind == Type::Symlink && self.symlinks == Symlinks::Follow;
             if let Some(kind) = self.kind(&open, dir, root_real, name, kind) {
                 let kept = matches!(kind, Kind::File { .. }) && keep(name);
@@ -429,8 +426,9 @@ impl Walker {
         Listing { entries, visited, linked }
     }
 
-    /// What an entry is, or `None` for one to pass over (a dangling link, or
-    /// any link when links are skipped).
+    /// What an entry is, given its [`looked_up`] type, or `None` for one to
+    /// pass over (a dangling link, any link when links are skipped, an entry
+    /// that went).
     fn kind(
         &self,
         open: &sys::OpenDir,
@@ -439,11 +437,9 @@ impl Walker {
         name: &OsStr,
         kind: Type,
     ) -> Option<Kind> {
-        let kind = match kind {
-            Type::Unknown => open.stat(name, false).ok()?,
-            kind => kind,
-        };
         match kind {
+            // Not said, and the file system could not say either: it went.
+            Type::Unknown => return None,
             Type::Dir => return Some(Kind::Dir),
             Type::Symlink if self.symlinks == Symlinks::Skip => return None,
             Type::Symlink => {}
@@ -630,6 +626,15 @@ enum Entry<V> {
     Passed,
 }
 
+/// What a listing said of entry `name`, or, where it said nothing
+/// (`DT_UNKNOWN`), what the file system says (still `Unknown` if that fails).
+fn looked_up(open: &sys::OpenDir, name: &OsStr, kind: Type) -> Type {
+    match kind {
+        Type::Unknown => open.stat(name, false).unwrap_or(Type::Unknown),
+        kind => kind,
+    }
+}
+
 /// The machine's parallelism, asked once: the question costs a system call
 /// (`sched_getaffinity`), and a server walks thousands of small skill
 /// directories.
@@ -709,7 +714,7 @@ mod tests {
         assert_eq!(listed.len(), if cfg!(unix) { 5 } else { 2 });
         for (name, told) in listed {
             let as_told = walker.kind(&open, &dir, &root_real, &name, told);
-            let looked_up = walker.kind(&open, &dir, &root_real, &name, Type::Unknown);
+            let looked_up = walker.kind(&open, &dir, &root_real, &name, looked_up(&open, &name, Type::Unknown));
             assert_eq!(looked_up, as_told, "{name:?}");
         }
     }
