@@ -572,20 +572,13 @@ impl CatalogBuilder {
         }
         assembly.skills.reserve(walk.candidates.len());
         let source = Source::Root(root.to_path_buf());
-        if !keep {
-            for (_, outcome) in walk.candidates {
-                if let Some(skill) = assembly.parsed(outcome) {
-                    assembly.offer(Ok(skill), &source);
-                }
-            }
-            return None;
-        }
+        // A clone is cheap: a skill is an `Arc`.
         for (_, outcome) in &walk.candidates {
             if let Some(skill) = assembly.parsed(outcome.clone()) {
                 assembly.offer(Ok(skill), &source);
             }
         }
-        Some(walk)
+        keep.then_some(walk)
     }
 
     /// Walks a whole root.
