@@ -509,9 +509,6 @@ impl CatalogBuilder {
         if let Some(store) = &self.store {
             self.collect_store(store.as_ref(), &mut assembly);
         }
-        if !keep {
-            assembly.walks.clear();
-        }
         Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
     }
 
@@ -904,7 +901,7 @@ struct Inner {
     filter_unmatched: Vec<String>,
     shadowed: Vec<Shadowed>,
     agents: BTreeMap<String, Vec<Skill>>,
-    /// Each root's walk, for `LiveCatalog::reload_changed`; empty unless kept.
+    /// Each root's walk, for `LiveCatalog::reload_changed`; `None` unless kept.
     walks: Vec<Option<RootWalk>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
