@@ -10,7 +10,6 @@
 //! whole manifest is kept for the rest of its generation.
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -18,7 +17,7 @@ use std::time::SystemTime;
 
 use rmcp::model::{Skill as Manifest, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::{Map, Value};
-use skilldeck::{AgentProfile, Catalog, Origin, Skill, Warning};
+use skilldeck::{AgentProfile, Catalog, Confinement, Origin, Refusal, Skill, Warning};
 use skilldeck_walk::parallel_map;
 
 use crate::mime;
@@ -26,8 +25,9 @@ use crate::uri::{file_uri, skill_base};
 
 /// The most files a published skill may have, its `SKILL.md` included.
 pub const MAX_FILES: usize = 512;
-/// The most bytes a published skill's files may add up to: 16 MiB.
-pub const MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// The most bytes a published skill's files may add up to: 16 MiB, the
+/// engine's limit on any bytes served ([`skilldeck::MAX_SERVED_BYTES`]).
+pub const MAX_BYTES: u64 = skilldeck::MAX_SERVED_BYTES;
 
 /// The file that makes a skill.
 const SKILL_MD: &str = "SKILL.md";
@@ -65,6 +65,9 @@ pub(crate) struct Entry {
     /// Whether the skill is a prompt: the tool serves it (an agent's eager
     /// skills are in its prompt already, and `load_skill` refuses them).
     pub(crate) prompt: bool,
+    /// Files of the skill that are not served, and why (SPEC §11): links
+    /// leaving every root, FIFOs, sockets, devices.
+    pub(crate) refused: Vec<String>,
     manifest: OnceLock<Manifest>,
 }
 
@@ -242,14 +245,14 @@ impl Entry {
     /// # Errors
     ///
     /// The skill is not listed (why), or a file could not be read.
-    pub(crate) fn manifest(&self, digests: &DigestCache) -> Result<Manifest, String> {
+    pub(crate) fn manifest(&self, digests: &DigestCache, confinement: &Confinement) -> Result<Manifest, String> {
         if let Some(manifest) = self.manifest.get() {
             return Ok(manifest.clone());
         }
         let frontmatter = self.listing.clone()?;
         let mut resources = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let facts = file.facts(digests).map_err(|e| format!("cannot read {}: {e}", file.uri))?;
+            let facts = file.facts(digests, confinement).map_err(|e| format!("cannot read {}: {e}", file.uri))?;
             resources.push(SkillResource::new(file.uri.clone(), facts.digest.clone(), facts.size));
         }
         let manifest = Manifest::new(self.uri.clone(), frontmatter, SkillResources::Files(resources));
@@ -259,17 +262,18 @@ impl Entry {
 
 impl File {
     /// The digest, size and text-ness of the file's bytes now.
-    pub(crate) fn facts(&self, digests: &DigestCache) -> io::Result<Arc<Facts>> {
+    pub(crate) fn facts(&self, digests: &DigestCache, confinement: &Confinement) -> Result<Arc<Facts>, Refusal> {
         match &self.source {
-            Source::Disk(path) => digests.facts(path),
+            Source::Disk(path) => digests.facts(path, confinement),
             Source::Memory(bytes) => Ok(Arc::new(Facts::of(bytes))),
         }
     }
 
-    /// The file's bytes now.
-    pub(crate) fn read(&self) -> io::Result<Arc<[u8]>> {
+    /// The file's bytes now, if they may still be served: a file on disk is
+    /// opened and checked again (it may have been swapped since listing).
+    pub(crate) fn read(&self, confinement: &Confinement) -> Result<Arc<[u8]>, Refusal> {
         match &self.source {
-            Source::Disk(path) => Ok(fs::read(path)?.into()),
+            Source::Disk(path) => Ok(confinement.read(path)?.into()),
             Source::Memory(bytes) => Ok(bytes.clone()),
         }
     }
@@ -291,10 +295,12 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
     let name = skill.name();
     let base = skill_base(name);
     let uri = format!("{base}/{SKILL_MD}");
+    let mut refused = Vec::new();
     let (files, frontmatter) = match skill.origin() {
-        Origin::Fs { dir, .. } => (disk_files(catalog, dir, &base)?, json_object(skill)),
+        Origin::Fs { dir, .. } => (disk_files(catalog, dir, &base, &mut refused)?, json_object(skill)),
         Origin::Store { .. } => {
             let text = skill.record().unwrap_or_default();
+            Refusal::check_size(skill.location(), text.len() as u64).map_err(|e| e.to_string())?;
             (vec![memory_file(&uri, text.as_bytes())], json_object(skill))
         }
         // Data skills (and any origin without files): one SKILL.md made from the data.
@@ -322,6 +328,7 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
         files,
         listing,
         prompt: profile.is_none_or(|p| !p.is_eager(name)),
+        refused,
         manifest: OnceLock::new(),
     })
 }
@@ -331,21 +338,34 @@ fn json_object(skill: &Skill) -> Map<String, Value> {
     skill.frontmatter().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
 }
 
-/// The files of a disk skill, within the limits.
-fn disk_files(catalog: &Catalog, dir: &Path, base: &str) -> Result<Vec<File>, String> {
+/// The files of a disk skill that may be served (the rest go to `refused`),
+/// within the limits.
+fn disk_files(catalog: &Catalog, dir: &Path, base: &str, refused: &mut Vec<String>) -> Result<Vec<File>, String> {
+    let confinement = catalog.confinement();
+    confinement.check_path(dir).map_err(|e| format!("its directory is not served: {e}"))?;
     let walk = catalog.skill_files(dir);
     if let Some(limit) = walk.limit_hit {
         return Err(format!("the walk of its directory stopped at the {limit}, so its file list is incomplete"));
     }
     let mut files = Vec::new();
     let mut total = 0u64;
-    for found in walk.files.iter().filter(|f| f.regular) {
-        // A file that vanished since the walk is simply not published.
-        let Ok(meta) = fs::metadata(&found.path) else { continue };
+    for found in &walk.files {
+        let size = match confinement.check_file(&found.path, walk.linked) {
+            Ok(size) => size,
+            // A file that vanished since the walk is simply not published.
+            Err(Refusal::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => continue,
+            Err(refusal) if found.rel_bytes() == SKILL_MD.as_bytes() => {
+                return Err(format!("its SKILL.md is not served: {refusal}"));
+            }
+            Err(refusal) => {
+                refused.push(refusal.to_string());
+                continue;
+            }
+        };
         if files.len() == MAX_FILES {
             return Err(format!("it has more than {MAX_FILES} files (the Skills extension's limit)"));
         }
-        total += meta.len();
+        total += size;
         if total > MAX_BYTES {
             return Err(format!(
                 "its files add up to more than {MAX_BYTES} bytes (16 MiB, the Skills extension's limit)"
@@ -356,8 +376,9 @@ fn disk_files(catalog: &Catalog, dir: &Path, base: &str) -> Result<Vec<File>, St
         let mime = if rel == SKILL_MD.as_bytes() { Some("text/markdown") } else { mime::by_name(file_name) };
         files.push(File {
             uri: file_uri(base, rel),
-            rel: found.rel_path().replace('\\', "/"),
-            size: meta.len(),
+            // On Windows `\` separates; elsewhere it is part of a name.
+            rel: if cfg!(windows) { found.rel_path().replace('\\', "/") } else { found.rel_path() },
+            size,
             mime,
             source: Source::Disk(found.path.clone()),
         });
@@ -454,16 +475,17 @@ pub(crate) struct DigestCache {
 type Stamp = (Option<SystemTime>, u64);
 
 impl DigestCache {
-    /// The facts of the file at `path`, read and hashed only when it changed.
-    pub(crate) fn facts(&self, path: &Path) -> io::Result<Arc<Facts>> {
-        let meta = fs::metadata(path)?;
-        let stamp = (meta.modified().ok(), meta.len());
+    /// The facts of the file at `path`, read and hashed only when it changed;
+    /// opened and checked under `confinement` either way.
+    pub(crate) fn facts(&self, path: &Path, confinement: &Confinement) -> Result<Arc<Facts>, Refusal> {
+        let opened = confinement.open(path)?;
+        let stamp = (opened.modified, opened.size);
         if let Some((seen, facts)) = self.lock().get(path)
             && *seen == stamp
         {
             return Ok(facts.clone());
         }
-        let bytes = fs::read(path)?;
+        let bytes = opened.read()?;
         let facts = Arc::new(Facts::of(&bytes));
         // Keyed by the stamp taken before the read: a change during the read
         // leaves a stamp that no longer matches, so it is read again next time.

@@ -18,7 +18,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::{
-    AgentProfile, BuildError, Catalog, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
+    AgentProfile, BuildError, Catalog, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -222,6 +222,9 @@ impl SkillServer {
                     .as_ref()
                     .err()
                     .map(|why| format!("skilldeck: skill \"{}\" is not in skills/list: {why}", e.name))
+            }))
+            .chain(publication.entries.iter().flat_map(|e| {
+                e.refused.iter().map(|why| format!("skilldeck: a file of skill \"{}\" is not served: {why}", e.name))
             }));
         for line in lines {
             if reported.insert(line.clone()) {
@@ -369,7 +372,7 @@ impl ServerHandler for SkillServer {
         let server = self.clone();
         let (resources, next) = blocking(move || {
             let (page, next) = generation.publication.resource_page(cursor.as_deref(), page_size)?;
-            Ok::<_, ()>((resources(&page, server.digests()), next))
+            Ok::<_, ()>((resources(&page, server.digests(), generation.catalog.confinement()), next))
         })
         .await?
         .map_err(|()| invalid_params("Invalid resources cursor".into()))?;
@@ -397,8 +400,10 @@ impl ServerHandler for SkillServer {
             let Some((_, file)) = generation.publication.resource(&uri) else {
                 return Err(invalid_params(format!("No resource is served at {requested}")));
             };
-            let bytes =
-                file.read().map_err(|e| McpError::internal_error(format!("cannot read {requested}: {e}"), None))?;
+            let confinement = generation.catalog.confinement();
+            let bytes = file
+                .read(confinement)
+                .map_err(|e| McpError::internal_error(format!("cannot read {requested}: {e}"), None))?;
             let text = mime::is_text(&bytes);
             let mime_type = Some(file.mime.unwrap_or(mime::by_content(text)).to_owned());
             let uri = file.uri.clone();
@@ -433,7 +438,8 @@ impl ServerHandler for SkillServer {
         let (skills, next) = blocking(move || {
             let (page, next) = generation.publication.page(cursor.as_deref(), page_size)?;
             // A skill whose files cannot be read now is left off this page.
-            let skills = page.iter().filter_map(|entry| entry.manifest(server.digests()).ok()).collect::<Vec<_>>();
+            let confinement = generation.catalog.confinement();
+            let skills = page.iter().filter_map(|e| e.manifest(server.digests(), confinement).ok()).collect::<Vec<_>>();
             Ok::<_, ()>((skills, next))
         })
         .await?
@@ -451,9 +457,9 @@ impl ServerHandler for SkillServer {
         let generation = self.generation();
         let server = self.clone();
         let manifest = blocking(move || match generation.publication.by_uri(&request.uri) {
-            Some(entry) if entry.listing.is_ok() => {
-                entry.manifest(server.digests()).map_err(|e| McpError::internal_error(e, None))
-            }
+            Some(entry) if entry.listing.is_ok() => entry
+                .manifest(server.digests(), generation.catalog.confinement())
+                .map_err(|e| McpError::internal_error(e, None)),
             _ => Err(invalid_params(format!("No skill is served at {}", request.uri))),
         })
         .await??;
@@ -506,14 +512,14 @@ impl ServerHandler for SkillServer {
 }
 
 /// Every published file as a resource, skill by skill in URI order.
-fn resources(entries: &[&Entry], digests: &DigestCache) -> Vec<Resource> {
+fn resources(entries: &[&Entry], digests: &DigestCache, confinement: &Confinement) -> Vec<Resource> {
     let mut out = Vec::new();
     for entry in entries {
         for file in &entry.files {
             let mime_type = match file.mime {
                 Some(mime) => mime,
                 // The name says nothing: the bytes decide (cached by digest).
-                None => mime::by_content(file.facts(digests).is_ok_and(|f| f.text)),
+                None => mime::by_content(file.facts(digests, confinement).is_ok_and(|f| f.text)),
             };
             let mut resource = if file.uri == entry.uri {
                 let mut r = Resource::new(file.uri.clone(), entry.name.clone());

@@ -40,7 +40,7 @@ pub(crate) enum UriError {
     NotSkill,
     /// A path that would leave the skill's directory or cannot name a file
     /// in it: an empty, `.` or `..` segment (encoded or not), a NUL, a
-    /// backslash, an absolute path.
+    /// backslash on Windows, an absolute path.
     OutsideSkill,
 }
 
@@ -66,8 +66,10 @@ pub(crate) fn canonical(uri: &str) -> Result<String, UriError> {
     }
     let mut segments = Vec::new();
     for segment in path.split(|&b| b == b'/') {
-        if segment.is_empty() || segment == b"." || segment == b".." || segment.contains(&b'\\') || segment.contains(&0)
-        {
+        // A backslash separates paths on Windows only; elsewhere it is a
+        // character of a file name like any other.
+        let separator = cfg!(windows) && segment.contains(&b'\\');
+        if segment.is_empty() || segment == b"." || segment == b".." || separator || segment.contains(&0) {
             return Err(UriError::OutsideSkill);
         }
         segments.push(segment);
@@ -131,14 +133,21 @@ mod tests {
             "skill://alpha/./SKILL.md",
             "skill://alpha//etc/passwd",
             "skill://alpha/%2Fetc%2Fpasswd",
-            "skill://alpha/..%5C..%5Cwindows%5Csystem32",
-            "skill://alpha/a\\b",
             "skill://alpha/ok%00.md",
             "skill://alpha/ok\0.md",
             "skill://alpha/dir/",
         ];
         for uri in outside {
             assert_eq!(canonical(uri), Err(UriError::OutsideSkill), "{uri}");
+        }
+        // A backslash separates on Windows only; elsewhere `a\b` is one file
+        // name, and `..\..\x` one segment that can only name a file inside.
+        for (uri, unix) in [
+            ("skill://alpha/..%5C..%5Cwindows%5Csystem32", "skill://alpha/..%5C..%5Cwindows%5Csystem32"),
+            ("skill://alpha/a\\b", "skill://alpha/a%5Cb"),
+        ] {
+            let expected = if cfg!(windows) { Err(UriError::OutsideSkill) } else { Ok(unix.to_owned()) };
+            assert_eq!(canonical(uri), expected, "{uri}");
         }
         let not_skill = [
             "file:///etc/passwd",

@@ -166,6 +166,9 @@ pub struct Walk {
     pub files: Vec<File>,
     /// The first limit that cut the walk, if any.
     pub limit_hit: Option<LimitHit>,
+    /// Whether the walk followed a symbolic link (see [`Totals::linked`]):
+    /// without one, every file lies inside the root's resolved path.
+    pub linked: bool,
 }
 
 /// A configured walk below one root.
@@ -214,8 +217,8 @@ impl Walker {
                 files.push(self.file(dir, name, regular));
             }
         };
-        let (limit_hit, _, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
-        Walk { files, limit_hit }
+        let (limit_hit, _, totals) = self.walk(|_| false, |_| (), Some(&mut in_order));
+        Walk { files, limit_hit, linked: totals.linked }
     }
 
     /// Walks the tree like [`Walker::files`], and calls `visit` on each kept

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walker};
 
+use crate::confine::Confinement;
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
 use crate::skill::{Origin, Skill, SkillData, SkillDef};
@@ -487,12 +488,16 @@ impl CatalogBuilder {
         }
         // The previous walks, by root: a catalog of this builder has one per root given.
         let before = previous.map(|(catalog, changed)| (&catalog.inner.walks, changed));
-        for (i, root, absolute) in roots {
+        // Bodies are read later, under the roots as they resolve now (whether
+        // a walk met a link is known only after it: here, assume it did).
+        let roots: Vec<_> = roots.into_iter().map(|(i, root, absolute)| (i, root, real(&absolute), absolute)).collect();
+        let reads = Arc::new(Confinement::new(roots.iter().map(|(_, _, real, abs)| (abs.clone(), real.clone(), true))));
+        for (i, root, real, absolute) in roots {
             let earlier = before.and_then(|(walks, changed)| {
                 let walk = walks.get(i)?.as_ref().filter(|w| w.absolute == absolute)?;
-                self.rewalk(walk, changed)
+                self.rewalk(walk, changed, &reads)
             });
-            let walk = earlier.unwrap_or_else(|| self.walk_root(&absolute));
+            let walk = earlier.unwrap_or_else(|| self.walk_root(absolute, real, &reads));
             let kept = self.collect_root(root, walk, &mut assembly, keep);
             assembly.walks.resize_with(i, || None);
             assembly.walks.push(kept);
@@ -564,6 +569,7 @@ impl CatalogBuilder {
     /// Offers a root's candidates to the assembly, in candidate order; the
     /// walk is returned when `keep`, for the next rebuild.
     fn collect_root(&self, root: &Path, walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
+        assembly.roots.push((walk.absolute.clone(), walk.real.clone(), walk.totals.linked));
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
@@ -579,15 +585,19 @@ impl CatalogBuilder {
     }
 
     /// Walks a whole root.
-    fn walk_root(&self, absolute: &Path) -> RootWalk {
-        let (candidates, limit_hit, totals) = self.walk_dir(absolute, self.limits);
-        let real = fs::canonicalize(absolute).unwrap_or_else(|_| absolute.to_path_buf());
-        RootWalk { absolute: absolute.to_path_buf(), real, candidates, limit_hit, totals }
+    fn walk_root(&self, absolute: PathBuf, real: PathBuf, reads: &Arc<Confinement>) -> RootWalk {
+        let (candidates, limit_hit, totals) = self.walk_dir(&absolute, self.limits, reads);
+        RootWalk { absolute, real, candidates, limit_hit, totals }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
     /// thread that listed its directory, and returns them in candidate order.
-    fn walk_dir(&self, dir: &Path, limits: Limits) -> (Vec<Candidate>, Option<LimitHit>, Totals) {
+    fn walk_dir(
+        &self,
+        dir: &Path,
+        limits: Limits,
+        reads: &Arc<Confinement>,
+    ) -> (Vec<Candidate>, Option<LimitHit>, Totals) {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         let walk = walker(dir, self.symlinks, limits)
             .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
@@ -596,10 +606,12 @@ impl CatalogBuilder {
             .into_iter()
             .map(|(mut file, mut outcome)| {
                 // The walked path moves into the skill: the file keeps only what orders it.
-                if let Ok((skill, _)) = &mut outcome
-                    && let Origin::Fs { skill_md, .. } = &mut skill.data_mut().origin
-                {
-                    *skill_md = std::mem::take(&mut file.path);
+                if let Ok((skill, _)) = &mut outcome {
+                    let data = skill.data_mut();
+                    if let Origin::Fs { skill_md, .. } = &mut data.origin {
+                        *skill_md = std::mem::take(&mut file.path);
+                    }
+                    data.confinement = Some(reads.clone());
                 }
                 (file, outcome)
             })
@@ -611,7 +623,7 @@ impl CatalogBuilder {
     /// `previous` brought up to date with `changed`, walking again only the
     /// parts that changed; `None` when only a whole walk can say (a link or a
     /// limit in play, or the root itself changed).
-    fn rewalk(&self, previous: &RootWalk, changed: &[PathBuf]) -> Option<RootWalk> {
+    fn rewalk(&self, previous: &RootWalk, changed: &[PathBuf], reads: &Arc<Confinement>) -> Option<RootWalk> {
         if previous.limit_hit.is_some() || previous.totals.linked {
             return None;
         }
@@ -643,7 +655,7 @@ impl CatalogBuilder {
             }
             let depth = part.components().count();
             let limits = Limits { max_depth: self.limits.max_depth.checked_sub(depth)?, ..self.limits };
-            let (found, limit_hit, more) = self.walk_dir(&dir, limits);
+            let (found, limit_hit, more) = self.walk_dir(&dir, limits, reads);
             // Counted twice where the part was walked before: a whole walk
             // within the limits is sure to be within them too.
             totals.dirs += more.dirs;
@@ -722,6 +734,11 @@ pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
     (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
 }
 
+/// `path` resolved, or as it is when it cannot be.
+fn real(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// A walker below `dir` that never enters [`SKIPPED_DIRS`].
 pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
     SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
@@ -745,6 +762,7 @@ fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         origin: Origin::Logical { base, resources: def.resources.clone() },
         body: OnceLock::from(def.content.clone()),
         record: None,
+        confinement: None,
     }))
 }
 
@@ -767,6 +785,8 @@ struct Assembly {
     agents: BTreeMap<String, Vec<Skill>>,
     /// The kept walks, by root (`None` for a root not walked or not kept).
     walks: Vec<Option<RootWalk>>,
+    /// Each walked root (absolute, resolved) and whether its walk met a link.
+    roots: Vec<(PathBuf, PathBuf, bool)>,
 }
 
 impl Assembly {
@@ -858,6 +878,7 @@ impl Assembly {
                 shadowed: self.shadowed,
                 agents: self.agents,
                 walks: self.walks,
+                confinement: Confinement::new(self.roots),
                 sample_limit,
                 symlinks,
                 limits,
@@ -903,6 +924,7 @@ struct Inner {
     agents: BTreeMap<String, Vec<Skill>>,
     /// Each root's walk, for `LiveCatalog::reload_changed`; `None` unless kept.
     walks: Vec<Option<RootWalk>>,
+    confinement: Confinement,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
     limits: Limits,
@@ -928,6 +950,13 @@ impl Catalog {
     /// order.
     pub fn inventory(&self) -> &[Skill] {
         &self.inner.skills
+    }
+
+    /// What of this catalog's files may leave a host as bytes (SPEC §11):
+    /// regular files inside the roots, within [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES).
+    /// Skill bodies are read under it; a server reads every other file through it.
+    pub fn confinement(&self) -> &Confinement {
+        &self.inner.confinement
     }
 
     /// The candidates that did not become skills, in collection order.

@@ -41,6 +41,7 @@ mod agent;
 pub mod authoring;
 mod budget;
 mod catalog;
+mod confine;
 pub mod doctor;
 mod frontmatter;
 mod live;
@@ -61,6 +62,7 @@ pub use catalog::{
     BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
     Shadowed, Skip, SkipReason, Source, Warning,
 };
+pub use confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
 pub use live::LiveCatalog;
 pub use load_skill::LoadSkillTool;

@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use skilldeck_walk::Found;
 
 use crate::catalog::{Skip, SkipReason};
+use crate::confine::Confinement;
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
 use crate::skill::{Origin, Skill, SkillData};
 
@@ -113,6 +114,7 @@ pub(crate) fn parse(
         location,
         body,
         record: None,
+        confinement: None,
     });
     Ok((skill, head.recovered))
 }
@@ -159,9 +161,9 @@ fn may_open_a_fence(head: &[u8]) -> bool {
     [&b"---\n"[..], b"---\r\n"].iter().any(|fence| fence.starts_with(head)) || BOM.starts_with(head)
 }
 
-/// The body of a `SKILL.md`, read whole.
-pub(crate) fn body(path: &Path) -> io::Result<String> {
-    let bytes = std::fs::read(path)?;
+/// The body of a `SKILL.md`, read whole if `confinement` lets it be served.
+pub(crate) fn body(path: &Path, confinement: &Confinement) -> io::Result<String> {
+    let bytes = confinement.read(path)?;
     let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     match frontmatter::fences(text) {
         Fences::Closed { body_start, .. } => Ok(lossy(&text[body_start..])),

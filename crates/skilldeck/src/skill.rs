@@ -5,6 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::confine::{Confinement, Refusal};
 use crate::frontmatter::Frontmatter;
 use crate::read;
 
@@ -33,6 +34,9 @@ pub(crate) struct SkillData {
     pub(crate) body: OnceLock<String>,
     /// A store skill's record text, verbatim; `None` for other origins.
     pub(crate) record: Option<Arc<str>>,
+    /// The roots a disk skill's body may be read from (shared by every
+    /// skill of a build); `None` for other origins.
+    pub(crate) confinement: Option<Arc<Confinement>>,
 }
 
 /// Where a skill came from.
@@ -125,17 +129,22 @@ impl Skill {
     ///
     /// # Errors
     ///
-    /// The body of a `SKILL.md` too large to read whole when the catalog was
-    /// built is read now; that read can fail, or find the file changed so that
-    /// it no longer has a frontmatter.
+    /// A disk skill's body is read when first asked for, under the
+    /// catalog's [`Confinement`]: the read fails if the `SKILL.md` went, is
+    /// no longer a regular file inside a root, lost its frontmatter, or is
+    /// larger than [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES). A body of
+    /// any origin over that limit is an error (`PermissionDenied`, carrying
+    /// the [`Refusal`]).
     pub fn body(&self) -> io::Result<&str> {
         if let Some(body) = self.data.body.get() {
+            Refusal::check_size(&self.data.location, body.len() as u64)?;
             return Ok(body);
         }
         let Origin::Fs { skill_md, .. } = &self.data.origin else {
             return Ok("");
         };
-        let body = read::body(skill_md)?;
+        let confinement = self.data.confinement.as_deref().cloned().unwrap_or_default();
+        let body = read::body(skill_md, &confinement)?;
         Ok(self.data.body.get_or_init(|| body))
     }
 

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,6 +14,8 @@ use skilldeck::{
     AgentProfile, BuildError, Catalog, CatalogBuilder, FrontmatterMode, LimitHit, LoadSkillTool, Origin, SkillDef,
     SkillTool, Skip, SkipReason, WalkLimits, Warning,
 };
+
+use skilldeck::store::{MemoryStore, SkillStore};
 
 use crate::util::Tree;
 
@@ -185,7 +188,7 @@ fn dangling_links_are_passed_over_in_discovery_and_sampling() {
 }
 
 #[test]
-fn a_skill_md_linked_to_a_file_outside_loads() {
+fn a_skill_md_linked_to_a_file_outside_is_listed_but_its_body_is_not_read() {
     let outside = Tree::new();
     outside.file("real.md", skill_md("linked", "Linked body.\n"));
     let tree = tree();
@@ -198,9 +201,47 @@ fn a_skill_md_linked_to_a_file_outside_loads() {
     let linked = catalog.get("linked").unwrap();
     assert_eq!(linked.location(), loc(&tree, "linked/SKILL.md"));
     assert_eq!(linked.dir(), Some(tree.path("linked").as_path()));
-    assert_eq!(linked.body().unwrap(), "Linked body.\n");
-    assert_eq!(sampled(&catalog, "linked"), [loc(&tree, "linked/ref.txt")]);
+    // Discovery follows the link, as toolnexus does; bytes from outside
+    // every root are never served (SPEC §11).
+    let real = std::fs::canonicalize(outside.path("real.md")).unwrap();
+    let refusal = format!("{} leads outside every root (to {})", loc(&tree, "linked/SKILL.md"), real.display());
+    assert_eq!(linked.body().unwrap_err().to_string(), refusal);
+    let out = SkillTool::new(&catalog).call(&json!({"name": "linked"}));
+    assert_eq!((out.output, out.is_error), (format!("Skill \"linked\" could not be read: {refusal}"), true));
     assert_good(&catalog);
+}
+
+#[test]
+fn a_skill_md_linked_inside_another_root_is_served() {
+    let other = Tree::new();
+    other.file("real.md", skill_md("linked", "Linked body.\n"));
+    let tree = tree();
+    tree.symlink(other.path("real.md"), "linked/SKILL.md");
+
+    let catalog = build(builder(&tree).root(other.root()));
+    assert_eq!(catalog.get("linked").unwrap().body().unwrap(), "Linked body.\n");
+}
+
+#[test]
+fn a_body_swapped_for_a_fifo_or_a_proc_link_is_refused_without_blocking() {
+    let tree = tree();
+    tree.skill("fifo", "fifo", "Becomes a FIFO.", "Body.\n");
+    tree.skill("env", "env", "Becomes a link to /proc.", "Body.\n");
+    let catalog = build(builder(&tree));
+    std::fs::remove_file(tree.path("fifo/SKILL.md")).unwrap();
+    mkfifo(&tree.path("fifo/SKILL.md"));
+    std::fs::remove_file(tree.path("env/SKILL.md")).unwrap();
+    tree.symlink("/proc/self/environ", "env/SKILL.md");
+
+    let out = within(20, "fifo body", {
+        let catalog = catalog.clone();
+        move || SkillTool::new(&catalog).call(&json!({"name": "fifo"}))
+    });
+    let fifo = loc(&tree, "fifo/SKILL.md");
+    assert_eq!(out.output, format!("Skill \"fifo\" could not be read: {fifo} is not a regular file (a FIFO)"));
+    let out = SkillTool::new(&catalog).call(&json!({"name": "env"}));
+    assert!(out.is_error);
+    assert!(out.output.contains("leads outside every root (to /proc/"), "{}", out.output);
 }
 
 // ---------------------------------------------------------------------------
@@ -624,15 +665,21 @@ fn an_alias_bomb_is_fast_and_rescued_or_skipped() {
 
 const MB: usize = 1 << 20;
 
-#[test]
-fn a_50_mb_body_is_read_lazily_and_served_whole() {
-    let tree = tree();
+/// A `SKILL.md` of `huge` whose body is `first line` and lines up to `len` bytes, then `THE END`.
+fn huge_skill_md(len: usize) -> Vec<u8> {
     let mut bytes = skill_md("huge", "first line\n").into_bytes();
     let line = b"0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ\n";
-    while bytes.len() < 50 * MB {
+    while bytes.len() + line.len() + 8 <= len {
         bytes.extend_from_slice(line);
     }
     bytes.extend_from_slice(b"THE END\n");
+    bytes
+}
+
+#[test]
+fn a_body_just_within_16_mib_is_read_lazily_and_served_whole() {
+    let tree = tree();
+    let bytes = huge_skill_md(16 * MB);
     let body_len = bytes.len() - skill_md("huge", "").len();
     tree.file("huge/SKILL.md", &bytes);
     drop(bytes);
@@ -650,6 +697,45 @@ fn a_50_mb_body_is_read_lazily_and_served_whole() {
     assert!(out.output.starts_with("<skill_content name=\"huge\">\n# Skill: huge\n\nfirst line\n0123"));
     assert!(out.output.contains("XYZ\nTHE END\n\nBase directory for this skill: file://"));
     assert_eq!(catalog.get("huge").unwrap().body().unwrap().len(), body_len);
+}
+
+#[test]
+fn a_50_mb_body_is_listed_and_never_served() {
+    let tree = tree();
+    let bytes = huge_skill_md(50 * MB);
+    let size = bytes.len();
+    tree.file("huge/SKILL.md", &bytes);
+    drop(bytes);
+
+    let catalog = build(builder(&tree));
+    assert_eq!(names(&catalog), ["good", "huge"], "its head is read: it is listed");
+    let catalog2 = catalog.clone();
+    let out = within(30, "tool call", move || SkillTool::new(&catalog2).call(&json!({"name": "huge"})));
+    let path = tree.path("huge/SKILL.md");
+    let refusal = format!("{} is {size} bytes, more than the 16777216 bytes (16 MiB) skilldeck serves", path.display());
+    assert_eq!(out.output, format!("Skill \"huge\" could not be read: {refusal}"));
+    assert!(out.is_error);
+    assert_eq!(catalog.get("huge").unwrap().body().unwrap_err().to_string(), refusal);
+}
+
+#[test]
+fn a_body_over_16_mib_from_a_store_or_data_is_never_served() {
+    let big = "x".repeat(16 * MB + 1);
+    let store = Arc::new(MemoryStore::default());
+    store.write("stored", &format!("---\nname: stored\n---\n{big}"), None, false).unwrap();
+    let catalog = Catalog::builder()
+        .skill(SkillDef::new("data").description("d").content(big.clone()))
+        .store(store)
+        .build()
+        .unwrap();
+    for (name, what) in [("data", "skill://data/"), ("stored", "store:stored")] {
+        let out = SkillTool::new(&catalog).call(&json!({"name": name}));
+        let refusal = format!("{what} is 16777217 bytes, more than the 16777216 bytes (16 MiB) skilldeck serves");
+        assert_eq!(
+            (out.output.as_str(), out.is_error),
+            (format!("Skill \"{name}\" could not be read: {refusal}").as_str(), true)
+        );
+    }
 }
 
 /// `---\n` and then `len` bytes of frontmatter lines that never close.
