@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::agent::Activation;
 use crate::catalog::Catalog;
 use crate::skill::Skill;
-use crate::text::{ruby_strip, xml_escape};
+use crate::text::{ruby_strip, xml_escape, xml_escape_text};
 
 /// The instruction under Insika's `<available_skills>` list.
 pub const INSIKA_INSTRUCTION: &str = "Before ANY reply or tool call: scan the skills above. If one matches\nor is even partially relevant to the task, you MUST call\n`load_skill(\"name\")` FIRST and follow what it returns. Err on the\nside of loading. Only skip when genuinely none apply.";
@@ -73,8 +73,10 @@ pub(crate) fn agentskills_skills(catalog: &Catalog) -> Vec<&Skill> {
 /// Insika's level-1 list for an agent's lazy skills ([`AgentView::lazy`]):
 /// `<available_skills>`, one `  <skill name="…" when="…">description</skill>`
 /// line per skill in the order given (`when` only for skills with triggers,
-/// joined by `; `), then a blank line and [`INSIKA_INSTRUCTION`]. Nothing is
-/// escaped. An empty list renders as the empty string.
+/// joined by `; `), then a blank line and [`INSIKA_INSTRUCTION`]. Names,
+/// triggers and descriptions are XML-escaped (`&`, `<`, `>`, `"`; SPEC §6),
+/// so plain text keeps Insika's bytes and no value can break the block. An
+/// empty list renders as the empty string.
 ///
 /// [`AgentView::lazy`]: crate::AgentView::lazy
 ///
@@ -152,16 +154,18 @@ impl Layout {
                     "<skill>\n<name>\n{name}\n</name>\n<description>\n{description}\n</description>\n<location>\n{location}\n</location>\n</skill>\n"
                 );
             }
+            // Unlike Insika, escaped (SPEC §6): a description holding
+            // `</available_skills>` cannot close the block the model reads.
             Layout::Insika => {
-                let _ = write!(out, "  <skill name=\"{name}\"");
+                let _ = write!(out, "  <skill name=\"{}\"", xml_escape_text(name));
                 if let [first, rest @ ..] = skill.triggers() {
-                    let _ = write!(out, " when=\"{first}");
+                    let _ = write!(out, " when=\"{}", xml_escape_text(first));
                     rest.iter().for_each(|t| {
-                        let _ = write!(out, "; {t}");
+                        let _ = write!(out, "; {}", xml_escape_text(t));
                     });
                     out.push('"');
                 }
-                let _ = writeln!(out, ">{description}</skill>");
+                let _ = writeln!(out, ">{}</skill>", xml_escape_text(description));
             }
         }
     }
@@ -181,8 +185,9 @@ impl Layout {
 
 /// The bodies injected for a turn ([`AgentView::activate`]): for each
 /// activation, `<active_skill name="…">`, the body (trimmed as Ruby's
-/// `strip`), `</active_skill>`, blocks separated by a blank line. No
-/// escaping; the message is never echoed. Empty for no activations.
+/// `strip`), `</active_skill>`, blocks separated by a blank line. The name
+/// is escaped, the body is not; the message is never echoed. Empty for no
+/// activations.
 ///
 /// [`AgentView::activate`]: crate::AgentView::activate
 pub fn active_skills(activations: &[Activation<'_>]) -> String {
@@ -190,8 +195,9 @@ pub fn active_skills(activations: &[Activation<'_>]) -> String {
     blocks.join("\n\n")
 }
 
-/// `<{tag} name="{name}">\n{body}\n</{tag}>`, the body trimmed as Insika does.
+/// `<{tag} name="{name}">\n{body}\n</{tag}>`, the body trimmed as Insika does
+/// and verbatim (it is the instructions), the name escaped as an attribute.
 pub(crate) fn tagged(tag: &str, skill: &Skill) -> String {
     let body = skill.body().map(ruby_strip).unwrap_or_default();
-    format!("<{tag} name=\"{}\">\n{body}\n</{tag}>", skill.name())
+    format!("<{tag} name=\"{}\">\n{body}\n</{tag}>", xml_escape_text(skill.name()))
 }

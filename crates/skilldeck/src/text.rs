@@ -2,6 +2,7 @@
 //! and Ruby trim sets, `file://` URLs as Node writes them, XML escaping, and
 //! Insika's accent-folded whole-word match.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use percent_encoding::{AsciiSet, CONTROLS, percent_encode};
@@ -51,8 +52,19 @@ pub(crate) fn file_url(path: &Path) -> String {
 }
 
 /// Escapes `&`, `<`, `>`, `"` and `'` as Python's `html.escape(quote=True)`.
-pub(crate) fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains(['&', '<', '>', '"', '\'']) {
+pub(crate) fn xml_escape(s: &str) -> Cow<'_, str> {
+    escape(s, &['&', '<', '>', '"', '\''])
+}
+
+/// Escapes `&`, `<`, `>` and `"`, what an attribute value or element text
+/// needs, and leaves apostrophes as written (SPEC §6: Insika's bytes for
+/// plain text).
+pub(crate) fn xml_escape_text(s: &str) -> Cow<'_, str> {
+    escape(s, &['&', '<', '>', '"'])
+}
+
+fn escape<'a>(s: &'a str, special: &[char]) -> Cow<'a, str> {
+    if !s.contains(special) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 16);
@@ -62,7 +74,7 @@ pub(crate) fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#x27;"),
+            '\'' if special.contains(&'\'') => out.push_str("&#x27;"),
             c => out.push(c),
         }
     }

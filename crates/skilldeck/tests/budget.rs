@@ -154,23 +154,24 @@ fn insika_at_several_budgets() {
     let catalog = fixture();
     let skills: Vec<&Skill> = catalog.skills().collect();
     let whole = render::insika(&skills);
-    assert_eq!(whole.chars().count(), 561);
-    assert_eq!(Budget::chars(561).insika(&skills).text, whole);
-    // Raising the share to 20 would cost three more characters (the space
-    // before `c` is trimmed at 19): two of the budget stay unused, so that
-    // every cut description keeps the same share.
+    assert_eq!(whole.chars().count(), 571);
+    assert_eq!(Budget::chars(571).insika(&skills).text, whole);
+    // Sizes count the escapes: raising the share to 18 would show ` &` as
+    // ` &amp;`, six characters more for one more of the description's. Six
+    // of the budget stay unused, so that every cut description keeps the
+    // same share.
     assert_eq!(
         shown(&Budget::chars(500).insika(&skills)),
         (
             insika(concat!(
-                "  <skill name=\"release-notes\">Writes release not…</skill>\n",
-                "  <skill name=\"pdf-forms\">Fills PDF forms &…</skill>\n",
+                "  <skill name=\"release-notes\">Writes release n…</skill>\n",
+                "  <skill name=\"pdf-forms\">Fills PDF forms…</skill>\n",
                 "  <skill name=\"hello\">Says hi.</skill>\n",
                 "  <skill name=\"silent\"></skill>\n",
                 "  <skill name=\"blank\"></skill>\n",
             ))
             .as_str(),
-            "budget 500c, used 498\nfull (3): hello, silent, blank\nshortened (2, to 19 characters): release-notes (cut 39), pdf-forms (cut 26)\nomitted (0):\n".into()
+            "budget 500c, used 494\nfull (3): hello, silent, blank\nshortened (2, to 17 characters): release-notes (cut 41), pdf-forms (cut 28)\nomitted (0):\n".into()
         )
     );
     assert_eq!(
@@ -286,8 +287,14 @@ mod tokens {
 // ---- properties -------------------------------------------------------------
 
 /// Python's `html.escape`, as agentskills writes names and descriptions.
+/// Python's `html.escape(quote=True)` (agentskills).
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#x27;")
+    escape_text(s).replace('\'', "&#x27;")
+}
+
+/// `&`, `<`, `>` and `"` (insika, SPEC §6).
+fn escape_text(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -335,7 +342,7 @@ impl Format {
             Format::Agentskills => {
                 format!("<name>\n{}\n</name>\n<description>\n{}\n</description>", escape(name), escape(description))
             }
-            Format::Insika => format!("  <skill name=\"{name}\">{description}</skill>\n"),
+            Format::Insika => format!("  <skill name=\"{}\">{}</skill>\n", escape_text(name), escape_text(description)),
         }
     }
 

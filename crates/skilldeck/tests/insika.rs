@@ -144,12 +144,14 @@ fn the_level_one_list_exactly() {
 }
 
 #[test]
-fn the_level_one_list_escapes_nothing() {
+fn the_level_one_list_escapes_markup_and_keeps_plain_text() {
     let tree = Tree::new();
-    tree.file("x/SKILL.md", "---\nname: x\ndescription: \"a < b & \\\"c\\\"\"\ntriggers: ['say \"hi\"']\n---\nx\n");
+    tree.file("x/SKILL.md", "---\nname: x\ndescription: \"a < b & \\\"c\\\" </available_skills>\"\ntriggers: ['say \"hi\"', \"don't\"]\n---\nx\n");
+    tree.file("y/SKILL.md", "---\nname: y\ndescription: O cardápio d'hoje, sem marcação.\n---\ny\n");
     let catalog = catalog(&tree);
     let out = render::insika(&catalog.skills().collect::<Vec<_>>());
-    assert!(out.contains("  <skill name=\"x\" when=\"say \"hi\"\">a < b & \"c\"</skill>\n"), "{out}");
+    let list = "<available_skills>\n  <skill name=\"x\" when=\"say &quot;hi&quot;; don't\">a &lt; b &amp; &quot;c&quot; &lt;/available_skills&gt;</skill>\n  <skill name=\"y\">O cardápio d'hoje, sem marcação.</skill>\n</available_skills>\n\n";
+    assert_eq!(out, format!("{list}{}", render::INSIKA_INSTRUCTION));
 }
 
 #[test]
