@@ -172,3 +172,16 @@ async def test_a_backslash_is_part_of_a_file_name(tmp_path: Path) -> None:
             assert resources[uri] == "back\\slash.txt"
             assert (await client.read_resource(uri)).contents[0].text == "bs\n"
             assert (await client.read_resource(skill_uri("files", "back\\slash.txt"))).contents[0].text == "bs\n"
+
+
+async def test_a_line_break_in_a_name_stays_on_one_log_line(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    (root / "odd").mkdir(parents=True)
+    (root / "odd" / "SKILL.md").write_bytes(b'---\nname: "two\\nlines\\e[31m"\ndescription: Odd.\n---\nBody.\n')
+    with http_server(["--root", str(root)]) as server:
+        async with Client(server.url, extensions=[advertise(SKILLS_EXT)]) as client:
+            assert len(await uris(client)) == 1
+        lines = list(server.stderr_lines)
+    (line,) = [line for line in lines if "is not in skills/list" in line]
+    assert line.startswith('skilldeck: skill "two\\nlines\\u{1b}[31m" is not in skills/list'), line
+    assert not any(line.startswith("lines") for line in lines), lines

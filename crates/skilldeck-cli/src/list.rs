@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use skilldeck::{AgentView, Catalog, Source};
+use skilldeck::{AgentView, Catalog, Source, escape_control};
 
 /// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
 fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
@@ -58,12 +58,16 @@ fn first_line(skill: &skilldeck::Skill) -> &str {
     skill.description().unwrap_or("-").lines().next().unwrap_or("")
 }
 
+/// The table of `list`. Its cells are a skill's own text: control characters
+/// (an escape sequence, a line break) are shown escaped, never sent to the
+/// terminal.
 pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
     let skills: Vec<&skilldeck::Skill> = match view {
         Some(view) => view.all().to_vec(),
         None => catalog.skills().collect(),
     };
-    let width = skills.iter().map(|s| s.name().chars().count()).max().unwrap_or(0).max(4);
+    let names: Vec<_> = skills.iter().map(|s| escape_control(s.name())).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max(4);
     // Sized up front: a large catalog would otherwise regrow the string many times.
     let size: usize = skills.iter().map(|s| width + 25 + s.name().len() + first_line(s).len()).sum();
     let mut out = String::with_capacity(size + 64);
@@ -82,22 +86,24 @@ pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Str
         Some(_) => row(&[("NAME", width), ("ORIGIN", 7), ("MODE", 11)], "DESCRIPTION"),
         None => row(&[("NAME", width), ("ORIGIN", 7)], "DESCRIPTION"),
     }
-    for skill in skills {
-        let (name, origin) = ((skill.name(), width), (skill.origin().kind(), 7));
+    for (skill, name) in skills.iter().zip(&names) {
+        let (name, origin) = ((name.as_ref(), width), (skill.origin().kind(), 7));
+        let description = escape_control(first_line(skill));
         match &mode {
-            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], first_line(skill)),
-            None => row(&[name, origin], first_line(skill)),
+            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], &description),
+            None => row(&[name, origin], &description),
         }
     }
     if !catalog.skips().is_empty() {
         out.push_str("\nskipped:\n");
         for skip in catalog.skips() {
-            let detail = skip.detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), skip.location));
+            let detail = skip.detail.as_deref().map(|d| format!(" ({})", escape_control(d))).unwrap_or_default();
+            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), escape_control(&skip.location)));
         }
     }
     if !catalog.filter_unmatched().is_empty() {
-        out.push_str(&format!("\nfilter matched no skill: {}\n", catalog.filter_unmatched().join(", ")));
+        let names = escape_control(&catalog.filter_unmatched().join(", ")).into_owned();
+        out.push_str(&format!("\nfilter matched no skill: {names}\n"));
     }
     out
 }
@@ -132,11 +138,11 @@ pub(crate) fn shadowed_table(catalog: &Catalog) -> String {
         .map(|s| {
             format!(
                 "{}\n  kept: {} ({})\n  lost: {} ({})\n",
-                s.skill.name(),
-                s.winner_location,
-                s.winner_source,
-                s.skill.location(),
-                s.source
+                escape_control(s.skill.name()),
+                escape_control(&s.winner_location),
+                escape_control(&s.winner_source.to_string()),
+                escape_control(s.skill.location()),
+                escape_control(&s.source.to_string())
             )
         })
         .collect()

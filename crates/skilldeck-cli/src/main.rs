@@ -14,7 +14,7 @@ use skilldeck::doctor;
 use skilldeck::store::SkillStore;
 use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SkillDef, SkillTool,
-    Symlinks, ToolResult, render,
+    Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
@@ -162,8 +162,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // The reader went (`skilldeck prompt | head -1`): nothing is wrong, as with `rg`.
+        Err(error) if broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("skilldeck: {error:#}");
+            eprintln!("skilldeck: {}", escape_control(&format!("{error:#}")));
             ExitCode::from(2)
         }
     }
@@ -224,7 +226,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .collect();
                 print_json(&json!(rows))?;
             } else {
-                print(&findings.iter().map(|f| format!("{f}\n")).collect::<String>())?;
+                print(&findings.iter().map(|f| format!("{}\n", escape_control(&f.to_string()))).collect::<String>())?;
             }
             let failed =
                 findings.iter().any(|f| matches!(f.severity, doctor::Severity::Warn | doctor::Severity::Error));
@@ -234,9 +236,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // Never dropped: the process ends after this command, and freeing every
             // skill one by one costs more than the rest of a large list.
             let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
-            for warning in catalog.warnings() {
-                eprintln!("warning: {warning}");
-            }
+            warn_all(catalog.warnings());
             run_catalog(command, &catalog, profile.as_ref())
         }
     }
@@ -352,6 +352,24 @@ fn parse_filter_entry(entry: &str) -> anyhow::Result<(String, bool)> {
         "true" => Ok((name.to_owned(), true)),
         "false" => Ok((name.to_owned(), false)),
         _ => bail!("expected NAME=true or NAME=false, got {entry:?}"),
+    }
+}
+
+/// Whether `error` is a write to a pipe whose reader closed it.
+fn broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        let kind = cause
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints each warning on stderr, `warning: …`, control characters escaped.
+fn warn_all(warnings: &[Warning]) {
+    for warning in warnings {
+        eprintln!("warning: {}", escape_control(&warning.to_string()));
     }
 }
 

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde_json::{Map, Value, json};
 use skilldeck::validate::{Diagnostic, Properties, Report, Severity, Validator};
-use skilldeck::{Catalog, Symlinks};
+use skilldeck::{Catalog, Symlinks, escape_control};
 
 /// `skilldeck validate PATH…`.
 #[derive(Args, Debug)]
@@ -59,7 +59,7 @@ pub(crate) fn validate(args: &ValidateArgs, strict: bool, symlinks: Symlinks) ->
     } else {
         let mut out = String::new();
         for diagnostic in all() {
-            writeln!(out, "{diagnostic}")?;
+            writeln!(out, "{}", escape_control(&diagnostic.to_string()))?;
         }
         let checked = reports.iter().filter(|r| r.skill_md.is_some()).count();
         writeln!(
@@ -99,7 +99,7 @@ pub(crate) fn show(args: &ShowArgs, catalog: &Catalog) -> anyhow::Result<ExitCod
     let properties = match Properties::of(skill) {
         Ok(properties) => properties,
         Err(diagnostic) => {
-            eprintln!("skilldeck: {diagnostic}");
+            eprintln!("skilldeck: {}", escape_control(&diagnostic.to_string()));
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -111,11 +111,11 @@ pub(crate) fn show(args: &ShowArgs, catalog: &Catalog) -> anyhow::Result<ExitCod
         let mut out = String::new();
         for (key, value) in entries {
             match value {
-                Value::String(text) => writeln!(out, "{key}: {text}")?,
-                other => writeln!(out, "{key}: {other}")?,
+                Value::String(text) => writeln!(out, "{key}: {}", escape_control(&text))?,
+                other => writeln!(out, "{key}: {}", escape_control(&other.to_string()))?,
             }
         }
-        writeln!(out, "location: {}", skill.location())?;
+        writeln!(out, "location: {}", escape_control(skill.location()))?;
         crate::print(&out)?;
     }
     Ok(ExitCode::SUCCESS)

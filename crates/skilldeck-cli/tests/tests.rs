@@ -147,6 +147,73 @@ fn warnings_go_to_stderr_and_the_table_to_stdout() {
     assert_eq!(stdout(&out), "NAME  ORIGIN   DESCRIPTION\n");
 }
 
+#[test]
+fn control_characters_in_skill_text_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in [
+        (
+            "a/SKILL.md",
+            "---\nname: \"evil\\e[2J\\e]0;pwned\\a\"\ndescription: \"red \\e[31mtext\\nsecond line\"\n---\nbody\n",
+        ),
+        ("b/SKILL.md", "---\nname: \"two\\nlines\"\ndescription: \"\\u202Eesrever\"\n---\nbody\n"),
+        ("c/SKILL.md", "---\nname: \"evil\\e[2J\\e]0;pwned\\a\"\ndescription: dup\n---\nbody\n"),
+    ] {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let root = dir.path().to_str().unwrap();
+    let out = skilldeck(&["list", "--root", root]);
+    assert_eq!(out.status.code(), Some(0));
+    let table = concat!(
+        "NAME                              ORIGIN   DESCRIPTION\n",
+        "evil\\u{1b}[2J\\u{1b}]0;pwned\\u{7}  fs       red \\u{1b}[31mtext\n",
+        "two\\nlines                        fs       \\u{202e}esrever\n",
+    );
+    assert_eq!(stdout(&out), format!("{table}\nskipped:\n  duplicate-name         {root}/c/SKILL.md\n"));
+    // The duplicate's warning names it on one line, escaped.
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("warning: ") && err.contains("evil\\u{1b}[2J") && !err.contains('\x1b'), "{err}");
+    // Tool outputs keep their bytes: they are for the model, not the terminal.
+    let out = skilldeck(&["load", "two\nlines", "--root", root]);
+    assert!(stdout(&out).contains("# Skill: two\nlines\n"));
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_0() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let mut json = String::from("[");
+    for i in 0..5000 {
+        json.push_str(&format!(
+            "{}{{\"name\": \"skill-{i}\", \"description\": \"Skill number {i}, described at some length.\"}}",
+            if i == 0 { "" } else { "," }
+        ));
+    }
+    json.push(']');
+    let skills = dir.path().join("skills.json");
+    std::fs::write(&skills, json).unwrap();
+    for command in [&["prompt"][..], &["list"], &["list", "--json"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+            .args(command)
+            .args(["--skills", skills.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read one line, as `head -1` does, then close the pipe.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 1];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!((status.code(), err.as_str()), (Some(0), ""), "{command:?}");
+    }
+}
+
 // ---- agents and the store ------------------------------------------------------
 
 /// A temp dir holding a root with two skills, and a store: a SQLite file in

@@ -227,6 +227,8 @@ impl SkillServer {
                 e.refused.iter().map(|why| format!("skilldeck: a file of skill \"{}\" is not served: {why}", e.name))
             }));
         for line in lines {
+            // One line each, whatever a skill's name or path holds.
+            let line = skilldeck::escape_control(&line).into_owned();
             if reported.insert(line.clone()) {
                 eprintln!("{line}");
             }

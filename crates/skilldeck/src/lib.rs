@@ -68,4 +68,5 @@ pub use live::LiveCatalog;
 pub use load_skill::LoadSkillTool;
 pub use skill::{Origin, Skill, SkillDef};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
+pub use text::escape_control;
 pub use tool::{SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

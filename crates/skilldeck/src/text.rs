@@ -81,6 +81,31 @@ fn escape<'a>(s: &'a str, special: &[char]) -> Cow<'a, str> {
     out.into()
 }
 
+/// `s` safe to print on one line of a terminal or a log: control
+/// characters (C0, DEL, C1: escape sequences, line breaks) and the
+/// bidirectional overrides that reorder what a reader sees are written as
+/// Rust escapes (`\u{1b}`, `\n`); everything else is kept. For text meant
+/// for people only: tool outputs and prompts keep their bytes.
+///
+/// ```
+/// assert_eq!(skilldeck::escape_control("red\x1b[31m\nline"), "red\\u{1b}[31m\\nline");
+/// assert_eq!(skilldeck::escape_control("café"), "café");
+/// ```
+pub fn escape_control(s: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !s.contains(unsafe_char) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match unsafe_char(c) {
+            true => out.extend(c.escape_debug()),
+            false => out.push(c),
+        }
+    }
+    out.into()
+}
+
 /// Trims what Ruby's `String#strip` trims: ASCII whitespace and NUL, not
 /// Unicode spaces. Insika's bodies are trimmed this way.
 pub(crate) fn ruby_strip(s: &str) -> &str {
