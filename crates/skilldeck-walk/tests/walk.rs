@@ -224,6 +224,30 @@ fn a_fifo_is_reported_as_not_regular() {
     assert!(file(&walk, "s/plain.txt").regular);
 }
 
+#[test]
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn opening_a_fifo_never_waits_for_a_writer() {
+    let tmp = TempDir::new().unwrap();
+    std::fs::create_dir_all(tmp.path().join("s")).unwrap();
+    mkfifo(&tmp.path().join("s/SKILL.md"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let root = tmp.path().to_path_buf();
+    // A caller that opens a file the listing said was regular (it may have
+    // been swapped since) must not hang on a FIFO without a writer.
+    std::thread::spawn(move || {
+        let visited = Walker::new(root).visit(
+            |name| name == "SKILL.md",
+            |found| {
+                let mut text = String::new();
+                found.open().and_then(|mut f| f.read_to_string(&mut text)).map(|_| text)
+            },
+        );
+        let _ = tx.send(visited.files.into_iter().map(|(_, read)| read.ok()).collect::<Vec<_>>());
+    });
+    let reads = rx.recv_timeout(Duration::from_secs(10)).expect("opening a FIFO hung");
+    assert_eq!(reads, [Some(String::new())]);
+}
+
 /// `f0`, `d1/f1`, `d1/d2/f2`, `d1/d2/d3/f3`.
 fn chain(root: &Path) {
     write(root, "f0", "");

@@ -72,9 +72,12 @@ impl OpenDir {
         Ok(kind(FileType::from_raw_mode(statat(&self.0, name, flags)?.st_mode)))
     }
 
-    /// Opens file `name` of this directory for reading.
+    /// Opens file `name` of this directory for reading, without waiting: a
+    /// FIFO swapped in since the listing reads as empty rather than hanging
+    /// the walk, and no device becomes the controlling terminal.
     pub(crate) fn open_file(&self, name: &OsStr) -> io::Result<fs::File> {
-        Ok(openat(&self.0, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?.into())
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        Ok(openat(&self.0, name, flags, Mode::empty())?.into())
     }
 }
 
