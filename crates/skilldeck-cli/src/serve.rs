@@ -42,6 +42,7 @@ pub(crate) fn run(
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token)).transpose()?;
     let live = LiveCatalog::new(builder)?;
+    crate::check_store(&live.snapshot())?;
     for warning in live.snapshot().warnings() {
         eprintln!("warning: {warning}");
     }
