@@ -46,6 +46,7 @@ pub(crate) fn run(
     for warning in live.snapshot().warnings() {
         eprintln!("warning: {warning}");
     }
+    log_to_stderr();
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let server = SkillServer::new(live, Options { profile, page_size });
     let watch = Watch { roots: roots.to_vec(), store };
@@ -70,6 +71,18 @@ pub(crate) fn run(
     runtime.shutdown_timeout(Duration::from_millis(200));
     outcome.context("serve failed")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// From here on the server reports through `tracing`: its own events
+/// (`skilldeck_mcp`, such as the store going away and coming back) at `info`
+/// and above, one line each on stderr; the catalog's warnings were printed above.
+fn log_to_stderr() {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let targets = tracing_subscriber::filter::Targets::new().with_target("skilldeck_mcp", tracing::Level::INFO);
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).without_time().with_target(false);
+    // Already set (a second serve in one process): keep the first.
+    let _ = tracing_subscriber::registry().with(layer).with(targets).try_init();
 }
 
 /// The listening address and token; binding beyond loopback needs a token.
