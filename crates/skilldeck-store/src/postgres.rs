@@ -190,8 +190,8 @@ impl Connection {
         Ok((Connection { runtime, client, heard }, channel))
     }
 
-    /// Runs `call` within [`CALL_TIMEOUT`]; `Err(None)` when it ran out of
-    /// time, after which the connection must not be used again.
+    /// Runs `call` within [`CALL_TIMEOUT`]: the outer `Err` says it ran out
+    /// of time, after which the connection must not be used again.
     fn run<T>(
         &mut self,
         channel: &str,
