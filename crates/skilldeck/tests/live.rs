@@ -152,7 +152,7 @@ fn a_store_outage_keeps_the_last_good_store_skills() {
         assert_eq!(catalog.get("pedido").unwrap().body().unwrap(), "v1\n", "the last good copy");
         assert_eq!(catalog.agent_skills("loja")[0].body().unwrap(), "loja's\n");
         let stale = Warning::StoreStale { message: "skill store db: down".into() };
-        assert_eq!(catalog.warnings(), [stale.clone()]);
+        assert_eq!(catalog.warnings(), std::slice::from_ref(&stale));
         assert_eq!(
             stale.to_string(),
             "skill store failed: skill store db: down; serving the last good copy of its skills"
