@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 
-use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
-use skilldeck::{Catalog, LiveCatalog, SkillDef, Warning};
+use skilldeck::{Catalog, LiveCatalog, SkillDef};
 
 const SKILLS: usize = 50;
 
@@ -79,94 +78,4 @@ fn a_snapshot_outlives_reloads() {
     live.reload().unwrap();
     assert_eq!(generation_of(&turn), 7);
     assert_eq!(generation_of(&live.snapshot()), 8);
-}
-
-/// A store that can be taken down: every read fails while `down` is set, as
-/// a PostgreSQL server that stopped or a SQLite file that broke.
-#[derive(Default)]
-struct Outage {
-    records: MemoryStore,
-    down: AtomicBool,
-}
-
-impl Outage {
-    fn check(&self) -> Result<(), StoreError> {
-        if self.down.load(Ordering::SeqCst) {
-            return Err(StoreError::Backend { location: "db".into(), message: "down".into() });
-        }
-        Ok(())
-    }
-}
-
-impl SkillStore for Outage {
-    fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
-        self.check()?;
-        self.records.get(name, agent)
-    }
-    fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
-        self.check()?;
-        self.records.all(agent)
-    }
-    fn agents(&self) -> Result<Vec<String>, StoreError> {
-        self.check()?;
-        self.records.agents()
-    }
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
-        self.check()?;
-        self.records.write(name, content, agent, create_only)
-    }
-    fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
-        self.check()?;
-        self.records.delete(name, agent)
-    }
-    fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
-        self.check()?;
-        self.records.versions(name, agent)
-    }
-    fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
-        self.check()?;
-        self.records.restore(name, index, agent)
-    }
-}
-
-/// A store that fails during a reload keeps its last good skills, shared and
-/// per agent, whole reload or reload of what changed, with a warning saying
-/// so; the other sources reload as usual, and the store's skills are read
-/// again once it answers. A store that fails at the first build has nothing
-/// to keep: its skills are missing, and the warning says it failed.
-#[test]
-fn a_store_outage_keeps_the_last_good_store_skills() {
-    let dir = tempfile::tempdir().unwrap();
-    let disk = dir.path().join("disk");
-    std::fs::create_dir_all(&disk).unwrap();
-    std::fs::write(disk.join("SKILL.md"), "---\nname: disk\ndescription: v1\n---\n").unwrap();
-    let store = Arc::new(Outage::default());
-    store.write("pedido", "---\nname: pedido\ndescription: stored\n---\nv1\n", None, false).unwrap();
-    store.write("pedido", "---\nname: pedido\n---\nloja's\n", Some("loja"), false).unwrap();
-    let live = LiveCatalog::new(Catalog::builder().root(dir.path()).store(store.clone())).unwrap();
-
-    store.down.store(true, Ordering::SeqCst);
-    std::fs::write(disk.join("SKILL.md"), "---\nname: disk\ndescription: v2\n---\n").unwrap();
-    for catalog in [live.reload_changed(&[disk.join("SKILL.md")]).unwrap(), live.reload().unwrap()] {
-        assert_eq!(catalog.get("disk").unwrap().description(), Some("v2"), "the disk edit reloaded");
-        assert_eq!(catalog.get("pedido").unwrap().body().unwrap(), "v1\n", "the last good copy");
-        assert_eq!(catalog.agent_skills("loja")[0].body().unwrap(), "loja's\n");
-        let stale = Warning::StoreStale { message: "skill store db: down".into() };
-        assert_eq!(catalog.warnings(), std::slice::from_ref(&stale));
-        assert_eq!(
-            stale.to_string(),
-            "skill store failed: skill store db: down; serving the last good copy of its skills"
-        );
-    }
-
-    store.down.store(false, Ordering::SeqCst);
-    store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false).unwrap();
-    let back = live.reload().unwrap();
-    assert_eq!(back.get("pedido").unwrap().body().unwrap(), "v2\n", "read again");
-    assert_eq!(back.warnings(), []);
-
-    store.down.store(true, Ordering::SeqCst);
-    let first = LiveCatalog::new(Catalog::builder().root(dir.path()).store(store.clone())).unwrap().snapshot();
-    assert!(first.get("pedido").is_none());
-    assert_eq!(first.warnings(), [Warning::StoreFailed { message: "skill store db: down".into() }]);
 }
