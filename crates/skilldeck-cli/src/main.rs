@@ -236,10 +236,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // Never dropped: the process ends after this command, and freeing every
             // skill one by one costs more than the rest of a large list.
             let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
+            check_store(&catalog)?;
             warn_all(catalog.warnings());
             run_catalog(command, &catalog, profile.as_ref())
         }
     }
+}
+
+/// Stops the command when the catalog could not read the store: a broken
+/// store is exit 2 with its reason, for every command, never an empty store.
+/// (Once serving, a store that breaks keeps its last good skills instead.)
+pub(crate) fn check_store(catalog: &Catalog) -> anyhow::Result<()> {
+    for warning in catalog.warnings() {
+        if let Warning::StoreFailed { message } = warning {
+            bail!("{message}");
+        }
+    }
+    Ok(())
 }
 
 /// The commands that read one catalog snapshot.

@@ -42,7 +42,9 @@ pub(crate) fn run(
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token)).transpose()?;
     let live = LiveCatalog::new(builder)?;
+    crate::check_store(&live.snapshot())?;
     crate::warn_all(live.snapshot().warnings());
+    log_to_stderr();
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let server = SkillServer::new(live, Options { profile, page_size });
     let watch = Watch { roots: roots.to_vec(), store };
@@ -67,6 +69,18 @@ pub(crate) fn run(
     runtime.shutdown_timeout(Duration::from_millis(200));
     outcome.context("serve failed")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// From here on the server reports through `tracing`: its own events
+/// (`skilldeck_mcp`, such as the store going away and coming back) at `info`
+/// and above, one line each on stderr; the catalog's warnings were printed above.
+fn log_to_stderr() {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let targets = tracing_subscriber::filter::Targets::new().with_target("skilldeck_mcp", tracing::Level::INFO);
+    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).without_time().with_target(false);
+    // Already set (a second serve in one process): keep the first.
+    let _ = tracing_subscriber::registry().with(layer).with(targets).try_init();
 }
 
 /// The listening address and token; binding beyond loopback needs a token.

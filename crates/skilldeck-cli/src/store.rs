@@ -11,7 +11,7 @@ use skilldeck::authoring::{self, AuthoringError};
 use skilldeck::store::{SkillStore, StoreError};
 use skilldeck::{CatalogBuilder, LiveCatalog};
 
-use crate::print_json;
+use crate::{check_store, print_json};
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum StoreCommand {
@@ -70,11 +70,13 @@ pub(crate) fn run_store(
                 }
             };
             let live = LiveCatalog::new(builder)?;
+            check_store(&live.snapshot())?;
             authoring::write_skill(store, &live, Some(&name), &content, agent, create_only)
                 .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
         }
         StoreCommand::Delete { name } => {
             let live = LiveCatalog::new(builder)?;
+            check_store(&live.snapshot())?;
             authoring::delete_skill(store, &live, Some(&name), agent)
                 .map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))
         }

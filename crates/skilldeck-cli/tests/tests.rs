@@ -10,6 +10,9 @@ use std::process::{Command, Output};
 // validate and show, against the real agentskills CLI (skills-ref 0.1.1).
 mod validate;
 
+// Stores that cannot be used: corrupt, another program's, a server that never answers.
+mod broken_store;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

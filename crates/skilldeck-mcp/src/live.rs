@@ -173,21 +173,47 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
     }
 }
 
+/// Asks the store for its change token every [`STORE_POLL`]; a new token
+/// (another connection wrote, or the store answers again after failing)
+/// reloads.
 async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<Seen>) {
-    let version = |store: Arc<dyn SkillStore>| async move {
-        tokio::task::spawn_blocking(move || store.change_token().ok().flatten()).await.ok().flatten()
-    };
-    let mut seen = version(store.clone()).await;
+    let mut failing = false;
+    let mut seen = change_token(&store, &mut failing).await;
     let mut tick = tokio::time::interval(STORE_POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let now = version(store.clone()).await;
+        let now = change_token(&store, &mut failing).await;
         if now != seen {
             seen = now;
             if changes.send(Seen::Store).is_err() {
                 return;
             }
+        }
+    }
+}
+
+/// The store's change token, `None` when the store fails. An outage is
+/// logged once, when `failing` turns true, and its end once more; meanwhile
+/// each reload keeps the store's last good skills.
+async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option<i64> {
+    let store = store.clone();
+    let token = match tokio::task::spawn_blocking(move || store.change_token()).await {
+        Ok(token) => token.map_err(|error| error.to_string()),
+        Err(panicked) => Err(panicked.to_string()),
+    };
+    match token {
+        Ok(token) => {
+            if std::mem::take(failing) {
+                tracing::info!("the skill store answers again; reloading its skills");
+            }
+            token
+        }
+        Err(error) => {
+            if !std::mem::replace(failing, true) {
+                tracing::warn!(%error, "the skill store does not answer; serving its last good skills until it does");
+            }
+            None
         }
     }
 }

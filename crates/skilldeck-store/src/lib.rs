@@ -20,7 +20,7 @@ mod postgres;
 mod sqlite;
 
 #[cfg(feature = "postgres")]
-pub use postgres::{CONNECT_TIMEOUT, PostgresStore};
+pub use postgres::{CALL_TIMEOUT, CONNECT_TIMEOUT, PostgresStore};
 pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 
 use skilldeck::store::{SkillStore, StoreError};

@@ -29,28 +29,42 @@
 //! * `skilldeck_schema(version)`: the schema version; a newer one is refused.
 //!
 //! The connection is plain TCP or a Unix socket, without TLS.
+//!
+//! # Deadlines
+//!
+//! A server that accepts the connection and then never answers (frozen,
+//! overloaded, or not PostgreSQL at all) must not hang its host. Connecting
+//! (TCP, the startup handshake, the table setup) has [`CONNECT_TIMEOUT`], or
+//! the URL's `connect_timeout`; every call after that has [`CALL_TIMEOUT`].
+//! A call that runs out of time drops its connection, and while one call is
+//! connecting again every other call fails at once with the last reason: a
+//! store that does not answer is a failed source, never a stuck caller.
 
 use std::fmt;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use postgres::config::Host;
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, Config, NoTls, Row, Transaction};
 use skilldeck::store::{Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version};
+use tokio::runtime::Runtime;
+use tokio_postgres::config::Host;
+use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Transaction};
 
 /// A failure inside a call, before it is given the store's location.
-type Failure = crate::Failure<postgres::Error>;
+type Failure = crate::Failure<tokio_postgres::Error>;
 
-impl From<postgres::Error> for Failure {
-    fn from(e: postgres::Error) -> Self {
+impl From<tokio_postgres::Error> for Failure {
+    fn from(e: tokio_postgres::Error) -> Self {
         Failure::Driver(e)
     }
 }
 
-/// How long connecting may take when the URL does not say
-/// (`connect_timeout`).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting may take, handshake and table setup included, when
+/// the URL does not say (`connect_timeout`).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long each call may wait for the server once connected.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The advisory lock every write holds: "SKLD", as SQLite's application id.
 const WRITE_LOCK: i64 = 0x534B_4C44;
@@ -82,8 +96,9 @@ const MIGRATIONS: &[&str] = &["
 ///
 /// The handle holds one connection behind a mutex (calls from many threads
 /// take turns) and opens a new one when the server or the network dropped
-/// it: a read that found it gone runs again at once, a write fails (its
-/// commit may have happened) and the next call connects again.
+/// it, or a call ran out of time: a read that found it gone runs again at
+/// once, a write fails (its commit may have happened) and the next call
+/// connects again. Every wait has a deadline (see the module docs).
 ///
 /// # Example
 ///
@@ -102,6 +117,7 @@ const MIGRATIONS: &[&str] = &["
 /// ```
 pub struct PostgresStore {
     config: Config,
+    connect_timeout: Duration,
     location: String,
     state: Mutex<State>,
 }
@@ -114,36 +130,107 @@ impl fmt::Debug for PostgresStore {
 
 /// The connection and what this handle has heard on it.
 struct State {
-    /// `None` after a connection was lost and could not be opened again.
-    client: Option<Client>,
+    /// `None` after a connection was lost or timed out and not opened again.
+    conn: Option<Connection>,
+    /// Whether a call is connecting again (without the lock, so that the
+    /// others fail at once rather than wait for it).
+    connecting: bool,
+    /// Why the last attempt to connect failed, for the calls that fail
+    /// while another is connecting.
+    last_failure: Option<String>,
     /// The `NOTIFY` channel of the store's schema.
     channel: String,
     /// Notifications heard (and reconnections, which may have missed some).
     changes: i64,
 }
 
+/// One connection, with a single-threaded runtime of its own that drives it
+/// only while a call waits (as the synchronous `postgres` client does), so
+/// that every wait can be given a deadline.
+struct Connection {
+    runtime: Runtime,
+    client: Client,
+    /// Notifications the connection has delivered and no call has counted.
+    heard: Arc<AtomicI64>,
+}
+
+impl Connection {
+    /// Opens a connection, migrates the tables and listens on the store's
+    /// channel, all within `deadline`; returns it with the channel.
+    fn open(config: &Config, deadline: Duration) -> Result<(Connection, String), Failure> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| failure(format!("cannot start the PostgreSQL client: {e}")))?;
+        let heard = Arc::new(AtomicI64::new(0));
+        let counter = heard.clone();
+        let setup = async move {
+            let (mut client, mut connection) = config.connect(NoTls).await?;
+            // Runs whenever a call waits; ends, closing the client, when the connection does.
+            tokio::spawn(async move {
+                while let Some(Ok(message)) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                    if let AsyncMessage::Notification(_) = message {
+                        counter.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+            migrate(&mut client).await?;
+            // One channel per schema, named by its oid: a valid identifier of any length.
+            let oid: String = client
+                .query_one("SELECT oid::text FROM pg_namespace WHERE nspname = current_schema()", &[])
+                .await?
+                .get(0);
+            let channel = format!("skilldeck_{oid}");
+            client.batch_execute(&format!("LISTEN {channel}")).await?;
+            Ok::<_, Failure>((client, channel))
+        };
+        let (client, channel) = runtime
+            .block_on(async { tokio::time::timeout(deadline, setup).await })
+            .map_err(|_| failure(format!("no answer within {deadline:?} while connecting (connect_timeout)")))??;
+        Ok((Connection { runtime, client, heard }, channel))
+    }
+
+    /// Runs `call` within [`CALL_TIMEOUT`]: the outer `Err` says it ran out
+    /// of time, after which the connection must not be used again.
+    fn run<T>(
+        &mut self,
+        channel: &str,
+        call: impl AsyncFnOnce(&mut Client, &str) -> Result<T, Failure>,
+    ) -> Result<Result<T, Failure>, Failure> {
+        let client = &mut self.client;
+        self.runtime
+            .block_on(async { tokio::time::timeout(CALL_TIMEOUT, call(client, channel)).await })
+            .map_err(|_| failure(format!("no answer within {CALL_TIMEOUT:?}; the connection was dropped")))
+    }
+}
+
+/// A failure of the store itself, given its location later.
+fn failure(message: String) -> Failure {
+    Failure::Store(StoreError::Backend { location: String::new(), message })
+}
+
 impl PostgresStore {
     /// Connects to the database at `url` (`postgres://user[:password]@host[:port]/dbname[?options]`,
     /// or the `key=value` form) and brings its tables up to date, in one
-    /// transaction that concurrent openers take turns at.
+    /// transaction that concurrent openers take turns at, all within
+    /// [`CONNECT_TIMEOUT`] or the URL's `connect_timeout`.
     ///
     /// # Errors
     ///
     /// [`StoreError::Backend`], naming the server (never the password), when
-    /// the URL does not parse, the server cannot be reached or refuses the
-    /// login, or the tables were made by a newer version of this crate.
+    /// the URL does not parse, the server cannot be reached, does not answer
+    /// in time or refuses the login, or the tables were made by a newer
+    /// version of this crate.
     pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
-        let mut config: Config = url.parse().map_err(|e: postgres::Error| StoreError::Backend {
+        let config: Config = url.parse().map_err(|e: tokio_postgres::Error| StoreError::Backend {
             location: "PostgreSQL URL".to_owned(),
             message: message(&e),
         })?;
-        if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
-        }
+        let connect_timeout = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT);
         let location = location(&config);
-        let (client, channel) = connect(&config).map_err(|f| fail(&location, f))?;
-        let state = State { client: Some(client), channel, changes: 0 };
-        Ok(PostgresStore { config, location, state: Mutex::new(state) })
+        let (conn, channel) = Connection::open(&config, connect_timeout).map_err(|f| fail(&location, f))?;
+        let state = State { conn: Some(conn), connecting: false, last_failure: None, channel, changes: 0 };
+        Ok(PostgresStore { config, connect_timeout, location, state: Mutex::new(state) })
     }
 
     /// The server and database, as errors name them: `postgres://user@host:port/dbname`.
@@ -157,84 +244,101 @@ impl PostgresStore {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `f` on the connection, opening a new one first if the last was lost.
-    fn with<T>(&self, f: impl FnOnce(&mut Client, &mut State) -> Result<T, Failure>) -> Result<T, StoreError> {
+    /// Runs `call` on the connection (and the store's channel), opening a
+    /// new connection first if the last was lost; counts the notifications
+    /// the call took in.
+    fn with<T>(&self, call: impl AsyncFnOnce(&mut Client, &str) -> Result<T, Failure>) -> Result<T, StoreError> {
         let mut state = self.lock();
-        let mut client = match state.client.take() {
-            Some(client) if !client.is_closed() => client,
+        let mut conn = match state.conn.take() {
+            Some(conn) if !conn.client.is_closed() => conn,
             _ => {
-                let (client, channel) = connect(&self.config).map_err(|f| fail(&self.location, f))?;
+                if state.connecting {
+                    let why = state.last_failure.clone().unwrap_or_else(|| "the connection was lost".to_owned());
+                    return Err(fail(&self.location, failure(format!("{why}; connecting again"))));
+                }
+                state.connecting = true;
+                drop(state);
+                let opened = Connection::open(&self.config, self.connect_timeout);
+                state = self.lock();
+                state.connecting = false;
+                let (conn, channel) = opened.map_err(|f| {
+                    let error = fail(&self.location, f);
+                    state.last_failure = Some(match &error {
+                        StoreError::Backend { message, .. } => message.clone(),
+                        other => other.to_string(),
+                    });
+                    error
+                })?;
                 // Whatever was written while the connection was down went unheard.
                 state.channel = channel;
                 state.changes = state.changes.saturating_add(1);
-                client
+                state.last_failure = None;
+                conn
             }
         };
-        let out = f(&mut client, &mut state);
-        state.client = Some(client);
-        out.map_err(|f| fail(&self.location, f))
+        let channel = state.channel.clone();
+        let out = conn.run(&channel, call);
+        state.changes = state.changes.saturating_add(conn.heard.swap(0, Ordering::Relaxed));
+        // A call that ran out of time leaves the connection in an unknown
+        // state: it is dropped, closing the socket.
+        match out {
+            Ok(out) => {
+                state.conn = Some(conn);
+                out.map_err(|f| fail(&self.location, f))
+            }
+            Err(timeout) => Err(fail(&self.location, timeout)),
+        }
     }
 
     /// Runs a read; one that failed because the connection was lost (a
     /// server restart, say) runs again on a new one: a read can, a write
     /// whose commit may have happened cannot.
-    fn read<T>(&self, mut f: impl FnMut(&mut Client) -> Result<T, Failure>) -> Result<T, StoreError> {
-        self.with(|client, _| f(client)).or_else(|error| {
-            let lost = self.lock().client.as_ref().is_some_and(Client::is_closed);
-            if lost { self.with(|client, _| f(client)) } else { Err(error) }
+    fn read<T>(&self, call: impl AsyncFn(&Client) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.with(async |client, _| call(client).await).or_else(|error| {
+            let lost = self.lock().conn.as_ref().is_some_and(|conn| conn.client.is_closed());
+            if lost { self.with(async |client, _| call(client).await) } else { Err(error) }
         })
     }
 
     /// Runs one write transaction: the store's write lock first, then `f`,
     /// then the notification; committed when `f` succeeds, rolled back otherwise.
-    fn write_tx<T>(&self, f: impl FnOnce(&mut Transaction<'_>) -> Result<T, Failure>) -> Result<T, StoreError> {
-        self.with(|client, state| {
-            let mut tx = client.transaction()?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-            let out = f(&mut tx)?;
-            tx.execute("SELECT pg_notify($1, '')", &[&state.channel])?;
-            tx.commit()?;
+    fn write_tx<T>(&self, f: impl AsyncFnOnce(&Transaction<'_>) -> Result<T, Failure>) -> Result<T, StoreError> {
+        self.with(async |client, channel| {
+            let tx = client.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+            let out = f(&tx).await?;
+            tx.execute("SELECT pg_notify($1, '')", &[&channel]).await?;
+            tx.commit().await?;
             Ok(out)
         })
     }
 }
 
-/// Opens a connection, migrates the tables and listens on the store's channel.
-fn connect(config: &Config) -> Result<(Client, String), Failure> {
-    let mut client = config.connect(NoTls)?;
-    migrate(&mut client)?;
-    // One channel per schema, named by its oid: a valid identifier of any length.
-    let oid: String =
-        client.query_one("SELECT oid::text FROM pg_namespace WHERE nspname = current_schema()", &[])?.get(0);
-    let channel = format!("skilldeck_{oid}");
-    client.batch_execute(&format!("LISTEN {channel}"))?;
-    Ok((client, channel))
-}
-
 /// Applies the missing [`MIGRATIONS`] in one transaction under the write lock.
-fn migrate(client: &mut Client) -> Result<(), Failure> {
-    let mut tx = client.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-    tx.batch_execute("CREATE TABLE IF NOT EXISTS skilldeck_schema (version INTEGER NOT NULL)")?;
-    let version: Option<i32> = tx.query_opt("SELECT max(version) FROM skilldeck_schema", &[])?.and_then(|r| r.get(0));
+async fn migrate(client: &mut Client) -> Result<(), Failure> {
+    let tx = client.transaction().await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK]).await?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS skilldeck_schema (version INTEGER NOT NULL)").await?;
+    let version: Option<i32> =
+        tx.query_opt("SELECT max(version) FROM skilldeck_schema", &[]).await?.and_then(|r| r.get(0));
     let known = MIGRATIONS.len();
     let from = usize::try_from(version.unwrap_or(0)).unwrap_or(usize::MAX);
     if from > known {
-        let message = format!(
+        return Err(failure(format!(
             "schema version {} is newer than this program knows ({known}); refusing to use it",
             version.unwrap_or_default()
-        );
-        return Err(StoreError::Backend { location: String::new(), message }.into());
+        )));
     }
     if from == known {
         return Ok(());
     }
     for sql in &MIGRATIONS[from..] {
-        tx.batch_execute(sql)?;
+        tx.batch_execute(sql).await?;
     }
-    tx.execute("DELETE FROM skilldeck_schema", &[])?;
-    tx.execute("INSERT INTO skilldeck_schema (version) VALUES ($1)", &[&i32::try_from(known).unwrap_or(i32::MAX)])?;
-    tx.commit()?;
+    tx.execute("DELETE FROM skilldeck_schema", &[]).await?;
+    tx.execute("INSERT INTO skilldeck_schema (version) VALUES ($1)", &[&i32::try_from(known).unwrap_or(i32::MAX)])
+        .await?;
+    tx.commit().await?;
     Ok(())
 }
 
@@ -267,7 +371,7 @@ fn fail(location: &str, f: Failure) -> StoreError {
 
 /// The server's own words when it sent any, else the client's with their
 /// cause ("invalid connection string: invalid value for option ...").
-fn message(e: &postgres::Error) -> String {
+fn message(e: &tokio_postgres::Error) -> String {
     if let Some(db) = e.as_db_error() {
         return format!("{}: {}", db.severity(), db.message());
     }
@@ -284,10 +388,8 @@ fn scope(agent: Option<&str>) -> (bool, &[u8]) {
 
 /// Column `idx` of `row`, a `bytea` that holds text this crate wrote.
 fn text(row: &Row, idx: usize) -> Result<String, Failure> {
-    String::from_utf8(row.get(idx)).map_err(|_| {
-        let message = "a stored value is not UTF-8 (written by another program?)".to_owned();
-        StoreError::Backend { location: String::new(), message }.into()
-    })
+    String::from_utf8(row.get(idx))
+        .map_err(|_| failure("a stored value is not UTF-8 (written by another program?)".to_owned()))
 }
 
 fn record(row: &Row, content: usize) -> Result<Record, Failure> {
@@ -299,26 +401,29 @@ fn versions(rows: &[Row]) -> Result<Vec<Version>, Failure> {
 }
 
 /// The stored record under the key, with its row id.
-fn load(tx: &mut Transaction<'_>, name: &str, agent: Option<&str>) -> Result<Option<(i64, StoredSkill)>, Failure> {
+async fn load(tx: &Transaction<'_>, name: &str, agent: Option<&str>) -> Result<Option<(i64, StoredSkill)>, Failure> {
     let (shared, agent) = scope(agent);
-    let Some(row) = tx.query_opt(
-        "SELECT id, content, updated_at FROM skilldeck_skill WHERE shared = $1 AND agent = $2 AND name = $3",
-        &[&shared, &agent, &name.as_bytes()],
-    )?
+    let Some(row) = tx
+        .query_opt(
+            "SELECT id, content, updated_at FROM skilldeck_skill WHERE shared = $1 AND agent = $2 AND name = $3",
+            &[&shared, &agent, &name.as_bytes()],
+        )
+        .await?
     else {
         return Ok(None);
     };
     let id: i64 = row.get(0);
     let current = record(&row, 1)?;
-    let rows = tx.query("SELECT content, at FROM skilldeck_skill_version WHERE skill_id = $1 ORDER BY idx", &[&id])?;
+    let rows =
+        tx.query("SELECT content, at FROM skilldeck_skill_version WHERE skill_id = $1 ORDER BY idx", &[&id]).await?;
     let stored = StoredSkill { content: current.content, updated_at: current.updated_at, history: versions(&rows)? };
     Ok(Some((id, stored)))
 }
 
 /// Writes `content` over what `load` found (`previous`), by the shared
 /// history rule, and returns the new record.
-fn put(
-    tx: &mut Transaction<'_>,
+async fn put(
+    tx: &Transaction<'_>,
     name: &str,
     content: String,
     agent: Option<&str>,
@@ -331,8 +436,9 @@ fn put(
             tx.execute(
                 "UPDATE skilldeck_skill SET content = $2, updated_at = $3 WHERE id = $1",
                 &[&id, &stored.content.as_bytes(), &stored.updated_at],
-            )?;
-            tx.execute("DELETE FROM skilldeck_skill_version WHERE skill_id = $1", &[&id])?;
+            )
+            .await?;
+            tx.execute("DELETE FROM skilldeck_skill_version WHERE skill_id = $1", &[&id]).await?;
             id
         }
         None => {
@@ -341,7 +447,8 @@ fn put(
                 "INSERT INTO skilldeck_skill (shared, agent, name, content, updated_at) \
                  VALUES ($1, $2, $3, $4, $5) RETURNING id",
                 &[&shared, &agent, &name.as_bytes(), &stored.content.as_bytes(), &stored.updated_at],
-            )?
+            )
+            .await?
             .get(0)
         }
     };
@@ -353,19 +460,21 @@ fn put(
          SELECT $1, (v.n - 1)::integer, v.content, v.at \
          FROM unnest($2::bytea[], $3::text[]) WITH ORDINALITY AS v (content, at, n)",
         &[&id, &contents, &ats],
-    )?;
+    )
+    .await?;
     Ok(stored.record())
 }
 
 impl SkillStore for PostgresStore {
     fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
         let (shared, agent) = scope(agent);
-        self.read(|client| {
+        self.read(async |client| {
             client
                 .query_opt(
                     "SELECT content, updated_at FROM skilldeck_skill WHERE shared = $1 AND agent = $2 AND name = $3",
                     &[&shared, &agent, &name.as_bytes()],
-                )?
+                )
+                .await?
                 .map(|row| record(&row, 0))
                 .transpose()
         })
@@ -373,13 +482,14 @@ impl SkillStore for PostgresStore {
 
     fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
         let (shared, agent) = scope(agent);
-        self.read(|client| {
+        self.read(async |client| {
             client
                 .query(
                     "SELECT name, content, updated_at FROM skilldeck_skill \
                      WHERE shared = $1 AND agent = $2 ORDER BY name",
                     &[&shared, &agent],
-                )?
+                )
+                .await?
                 .iter()
                 .map(|row| Ok((text(row, 0)?, record(row, 1)?)))
                 .collect()
@@ -388,12 +498,13 @@ impl SkillStore for PostgresStore {
 
     fn names(&self, agent: Option<&str>) -> Result<Vec<String>, StoreError> {
         let (shared, agent) = scope(agent);
-        self.read(|client| {
+        self.read(async |client| {
             client
                 .query(
                     "SELECT name FROM skilldeck_skill WHERE shared = $1 AND agent = $2 ORDER BY name",
                     &[&shared, &agent],
-                )?
+                )
+                .await?
                 .iter()
                 .map(|row| text(row, 0))
                 .collect()
@@ -401,9 +512,10 @@ impl SkillStore for PostgresStore {
     }
 
     fn agents(&self) -> Result<Vec<String>, StoreError> {
-        self.read(|client| {
+        self.read(async |client| {
             client
-                .query("SELECT DISTINCT agent FROM skilldeck_skill WHERE NOT shared ORDER BY agent", &[])?
+                .query("SELECT DISTINCT agent FROM skilldeck_skill WHERE NOT shared ORDER BY agent", &[])
+                .await?
                 .iter()
                 .map(|row| text(row, 0))
                 .collect()
@@ -411,54 +523,55 @@ impl SkillStore for PostgresStore {
     }
 
     fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
-        self.write_tx(|tx| {
-            let previous = load(tx, name, agent)?;
+        self.write_tx(async |tx| {
+            let previous = load(tx, name, agent).await?;
             may_write(name, agent, create_only, previous.is_some())?;
-            put(tx, name, content.to_owned(), agent, previous)
+            put(tx, name, content.to_owned(), agent, previous).await
         })
     }
 
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
         let (shared, scope_agent) = scope(agent);
-        self.write_tx(|tx| {
-            let deleted = tx.execute(
-                "DELETE FROM skilldeck_skill WHERE shared = $1 AND agent = $2 AND name = $3",
-                &[&shared, &scope_agent, &name.as_bytes()],
-            )?;
+        self.write_tx(async |tx| {
+            let deleted = tx
+                .execute(
+                    "DELETE FROM skilldeck_skill WHERE shared = $1 AND agent = $2 AND name = $3",
+                    &[&shared, &scope_agent, &name.as_bytes()],
+                )
+                .await?;
             Ok(deleted != 0)
         })
     }
 
     fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
         let (shared, agent) = scope(agent);
-        self.read(|client| {
-            let rows = client.query(
-                "SELECT v.content, v.at FROM skilldeck_skill_version v JOIN skilldeck_skill s ON s.id = v.skill_id \
-                 WHERE s.shared = $1 AND s.agent = $2 AND s.name = $3 ORDER BY v.idx",
-                &[&shared, &agent, &name.as_bytes()],
-            )?;
+        self.read(async |client| {
+            let rows = client
+                .query(
+                    "SELECT v.content, v.at FROM skilldeck_skill_version v \
+                     JOIN skilldeck_skill s ON s.id = v.skill_id \
+                     WHERE s.shared = $1 AND s.agent = $2 AND s.name = $3 ORDER BY v.idx",
+                    &[&shared, &agent, &name.as_bytes()],
+                )
+                .await?;
             versions(&rows)
         })
     }
 
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
-        self.write_tx(|tx| {
-            let previous = load(tx, name, agent)?;
+        self.write_tx(async |tx| {
+            let previous = load(tx, name, agent).await?;
             let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
-            put(tx, name, content, agent, previous)
+            put(tx, name, content, agent, previous).await
         })
     }
 
     /// The notifications this handle has heard, its own writes' included.
     fn change_token(&self) -> Result<Option<i64>, StoreError> {
-        self.with(|client, state| {
-            // The sync client reads the socket only while it waits for a
-            // reply: an empty query is a round trip that takes in whatever
-            // the server sent before it, and the iterator then drains that.
-            client.batch_execute("")?;
-            let heard = client.notifications().iter().count()?;
-            state.changes = state.changes.saturating_add(i64::try_from(heard).unwrap_or(i64::MAX));
-            Ok(Some(state.changes))
-        })
+        // The connection reads the socket only while a call waits: an empty
+        // query is a round trip that takes in whatever the server sent
+        // before it, and `with` counts it.
+        self.with(async |client, _| Ok(client.batch_execute("").await?))?;
+        Ok(Some(self.lock().changes))
     }
 }

@@ -181,12 +181,9 @@ impl SqliteStore {
             None => Failure::Driver(e),
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        // The first statement that reads the file: a file that is not a
-        // database fails here, before anything is written to it.
-        let app_id: i32 = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
-        if app_id != 0 && app_id != APPLICATION_ID {
-            return Err(backend(path, format!("not a skill store (SQLite application_id {app_id:#x})")).into());
-        }
+        // Whose file it is, before anything is written to it (even the
+        // switch to WAL rewrites the header).
+        Self::check_owner(path, &conn)?;
         let mode: String = conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(backend(path, format!("cannot use write-ahead logging (journal mode stays {mode})")).into());
@@ -207,10 +204,8 @@ impl SqliteStore {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let from = Self::schema_version(path, &tx)?;
         if from == 0 {
-            let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
-            if tables != 0 {
-                return Err(backend(path, "a SQLite database of another program, not a skill store").into());
-            }
+            // Checked again under the write lock: the file is claimed in this transaction.
+            Self::check_owner(path, &tx)?;
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         }
         for (next, sql) in (1_i64..).zip(MIGRATIONS).skip(from) {
@@ -218,6 +213,24 @@ impl SqliteStore {
             tx.pragma_update(None, "user_version", next)?;
         }
         tx.commit()?;
+        Ok(())
+    }
+
+    /// Refuses a file that is not a skill store: another `application_id`,
+    /// or none and tables already in it (another program's database). Only
+    /// reads; a file that is not a database at all fails on the first read.
+    fn check_owner(path: &Path, conn: &Connection) -> Result<(), Failure> {
+        let app_id: i32 = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
+        if app_id == APPLICATION_ID {
+            return Ok(());
+        }
+        if app_id != 0 {
+            return Err(backend(path, format!("not a skill store (SQLite application_id {app_id:#x})")).into());
+        }
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
+        if tables != 0 {
+            return Err(backend(path, "a SQLite database of another program, not a skill store").into());
+        }
         Ok(())
     }
 

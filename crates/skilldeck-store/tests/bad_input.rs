@@ -132,3 +132,63 @@ fn a_lost_postgres_connection_is_opened_again() {
     store.write("pedido", "v2", None, false).unwrap();
     assert_eq!(store.versions("pedido", None).unwrap()[0].content, "v1");
 }
+
+/// A server that accepts the connection and never answers (frozen, or not
+/// PostgreSQL at all): opening fails once the deadline passes (the URL's
+/// `connect_timeout`, else `CONNECT_TIMEOUT`), saying so, instead of waiting
+/// for the handshake forever.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_server_that_never_answers_is_refused_at_the_deadline() {
+    use std::time::{Duration, Instant};
+
+    use skilldeck_store::{CONNECT_TIMEOUT, PostgresStore};
+
+    // The kernel completes the TCP handshake into the backlog; nothing ever
+    // reads the startup message or answers it.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    for (query, deadline) in [("?connect_timeout=1", Duration::from_secs(1)), ("", CONNECT_TIMEOUT)] {
+        let started = Instant::now();
+        let err = PostgresStore::open(&format!("postgres://u:pw@127.0.0.1:{port}/db{query}")).unwrap_err();
+        let waited = started.elapsed();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "skill store postgres://u@127.0.0.1:{port}/db: no answer within {deadline:?} while connecting (connect_timeout)"
+            )
+        );
+        assert!(waited >= deadline && waited < deadline + Duration::from_secs(2), "waited {waited:?}");
+    }
+}
+
+/// The server stops answering in the middle of a connection (its backend is
+/// stopped with SIGSTOP): the call fails at `CALL_TIMEOUT` and drops the
+/// connection; once the server answers again, the next call connects anew.
+#[test]
+fn a_server_that_stops_answering_fails_the_call_at_the_deadline() {
+    use std::time::Instant;
+
+    use skilldeck_store::CALL_TIMEOUT;
+
+    let Some(fresh) = Fresh::postgres() else { return };
+    let store = fresh.open();
+    store.write("pedido", "v1", None, false).unwrap();
+    let backend = fresh.sql(
+        "SELECT pid::text FROM pg_stat_activity \
+         WHERE application_name = current_setting('application_name') AND pid <> pg_backend_pid()",
+    );
+    assert_eq!(backend.len(), 1, "{backend:?}");
+    let signal = |sig: &str| {
+        let sent = std::process::Command::new("kill").args([sig, &backend[0]]).status().unwrap();
+        assert!(sent.success(), "kill {sig} {}", backend[0]);
+    };
+    signal("-STOP");
+    let started = Instant::now();
+    let err = store.get("pedido", None).map(|_| ()).unwrap_err().to_string();
+    let waited = started.elapsed();
+    signal("-CONT");
+    assert!(err.ends_with(&format!(": no answer within {CALL_TIMEOUT:?}; the connection was dropped")), "{err}");
+    assert!(waited >= CALL_TIMEOUT && waited < CALL_TIMEOUT * 2, "waited {waited:?}");
+    assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v1");
+}

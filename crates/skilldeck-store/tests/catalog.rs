@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::Fresh;
-use skilldeck::{AgentProfile, Catalog, LoadSkillTool, Warning};
+use skilldeck::{AgentProfile, Catalog, LiveCatalog, LoadSkillTool, Warning};
 
 fn hostile_records_are_skipped_and_the_rest_loads(fresh: &Fresh) {
     let disk = tempfile::tempdir().unwrap();
@@ -72,4 +72,51 @@ fn agent_records_resolve_through_the_store(fresh: &Fresh) {
     assert_eq!(LoadSkillTool::new(&catalog.view(&biro)).load("esc").output, "shared");
 }
 
-on_each_store!(hostile_records_are_skipped_and_the_rest_loads, agent_records_resolve_through_the_store);
+on_each_store!(
+    hostile_records_are_skipped_and_the_rest_loads,
+    agent_records_resolve_through_the_store,
+    a_store_that_fails_keeps_its_last_good_skills,
+);
+
+/// The store fails under a live catalog (its table renamed away: every read
+/// fails, as when a server is down or a file breaks): reloads, whole or of
+/// what changed, keep the last good store skills, shared and per agent, with
+/// a warning saying so, while the disk reloads as usual; once the store
+/// answers again its skills are read afresh. A store that fails at the first
+/// build has nothing to keep: its skills are missing, and the warning says it failed.
+fn a_store_that_fails_keeps_its_last_good_skills(fresh: &Fresh) {
+    let (table, missing) = match fresh.backend {
+        crate::Backend::Sqlite => ("skill", "no such table: skill"),
+        crate::Backend::Postgres => ("skilldeck_skill", "ERROR: relation \"skilldeck_skill\" does not exist"),
+    };
+    let disk = tempfile::tempdir().unwrap();
+    let seed = disk.path().join("disk");
+    std::fs::create_dir_all(&seed).unwrap();
+    std::fs::write(seed.join("SKILL.md"), "---\nname: disk\ndescription: v1\n---\n").unwrap();
+    let store: Arc<dyn skilldeck::store::SkillStore> = Arc::from(fresh.open());
+    store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false).unwrap();
+    store.write("pedido", "---\nname: pedido\n---\nloja's\n", Some("loja"), false).unwrap();
+    let builder = Catalog::builder().root(disk.path()).store(store.clone());
+    let live = LiveCatalog::new(builder.clone()).unwrap();
+
+    fresh.sql(&format!("ALTER TABLE {table} RENAME TO away"));
+    std::fs::write(seed.join("SKILL.md"), "---\nname: disk\ndescription: v2\n---\n").unwrap();
+    for catalog in [live.reload_changed(&[seed.join("SKILL.md")]).unwrap(), live.reload().unwrap()] {
+        assert_eq!(catalog.get("disk").unwrap().description(), Some("v2"), "the disk reloaded");
+        assert_eq!(catalog.get("pedido").unwrap().body().unwrap(), "v1\n", "the last good copy");
+        assert_eq!(catalog.agent_skills("loja")[0].body().unwrap(), "loja's\n");
+        let [Warning::StoreStale { message }] = catalog.warnings() else { panic!("{:?}", catalog.warnings()) };
+        assert!(message.ends_with(missing), "{message}");
+        let shown = catalog.warnings()[0].to_string();
+        assert!(shown.ends_with("; serving the last good copy of its skills"), "{shown}");
+    }
+    let first = LiveCatalog::new(builder).unwrap().snapshot();
+    assert!(first.get("pedido").is_none(), "nothing to keep");
+    assert!(matches!(first.warnings(), [Warning::StoreFailed { .. }]), "{:?}", first.warnings());
+
+    fresh.sql(&format!("ALTER TABLE away RENAME TO {table}"));
+    store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false).unwrap();
+    let back = live.reload().unwrap();
+    assert_eq!(back.get("pedido").unwrap().body().unwrap(), "v2\n", "read again");
+    assert_eq!(back.warnings(), []);
+}

@@ -140,9 +140,13 @@ fn another_programs_database_is_refused() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch("CREATE TABLE kv (k TEXT, v TEXT); INSERT INTO kv VALUES ('a', 'b');").unwrap();
     drop(conn);
+    let before = std::fs::read(&path).unwrap();
+    assert_eq!(before[18..20], [1, 1], "a rollback-journal database");
     let err = SqliteStore::open(&path).unwrap_err().to_string();
     assert_eq!(err, format!("skill store {}: a SQLite database of another program, not a skill store", path.display()));
-    assert_eq!(pragma(&path, "user_version"), 0, "left as it was");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "byte for byte as it was: not switched to WAL");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["other.db"], "no -wal or -shm left beside it");
 
     let marked = dir.path().join("marked.db");
     rusqlite::Connection::open(&marked).unwrap().pragma_update(None, "application_id", 7).unwrap();

@@ -13,7 +13,7 @@ use crate::confine::Confinement;
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
 use crate::skill::{Origin, Skill, SkillData, SkillDef};
-use crate::store::SkillStore;
+use crate::store::{Record, SkillStore, StoreError};
 
 /// Directory names never entered, in discovery and in sampling.
 pub(crate) const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
@@ -118,6 +118,12 @@ pub enum Warning {
         /// The store's error message.
         message: String,
     },
+    /// The skill store could not be read during a reload; its skills are
+    /// the last copy an earlier build of the live catalog read.
+    StoreStale {
+        /// The store's error message.
+        message: String,
+    },
 }
 
 impl Warning {
@@ -131,6 +137,7 @@ impl Warning {
             Warning::RecoveredFrontmatter { .. } => "recovered-frontmatter",
             Warning::WalkLimit { .. } => "walk-limit",
             Warning::StoreFailed { .. } => "store-failed",
+            Warning::StoreStale { .. } => "store-stale",
         }
     }
 }
@@ -151,6 +158,9 @@ impl fmt::Display for Warning {
                 write!(f, "walk of {} stopped at the {limit}; skills below it may be missing", root.display())
             }
             Warning::StoreFailed { message } => write!(f, "skill store failed: {message}"),
+            Warning::StoreStale { message } => {
+                write!(f, "skill store failed: {message}; serving the last good copy of its skills")
+            }
         }
     }
 }
@@ -465,15 +475,21 @@ impl CatalogBuilder {
     ///
     /// Only a configuration that makes no sense: a sample limit below `-1`.
     pub fn build(&self) -> Result<Catalog, BuildError> {
-        self.assemble(None, false)
+        self.assemble(None, None, false)
     }
 
-    /// Collects every source into a catalog. With `previous` (a catalog this
-    /// builder made with `keep`) and the paths that changed since, a root's
+    /// Collects every source into a catalog. With `current` (a catalog this
+    /// builder made with `keep`) and the paths that `changed` since, a root's
     /// walk is brought up to date rather than made again where the changes
-    /// allow (see [`LiveCatalog::reload_changed`](crate::LiveCatalog::reload_changed)).
-    /// With `keep`, the catalog keeps its walks for the next such build.
-    pub(crate) fn assemble(&self, previous: Option<(&Catalog, &[PathBuf])>, keep: bool) -> Result<Catalog, BuildError> {
+    /// allow (see [`LiveCatalog::reload_changed`](crate::LiveCatalog::reload_changed)),
+    /// and a store that fails gives `current`'s store skills. With `keep`,
+    /// the catalog keeps its walks and store skills for the next such build.
+    pub(crate) fn assemble(
+        &self,
+        current: Option<&Catalog>,
+        changed: Option<&[PathBuf]>,
+        keep: bool,
+    ) -> Result<Catalog, BuildError> {
         let sample_limit = SampleLimit::from_config(self.sample_limit)?;
         let mut assembly = Assembly::default();
         // Absent roots are warned about first, as toolnexus does.
@@ -487,7 +503,7 @@ impl CatalogBuilder {
             assembly.warn(Warning::RootNotFound { root: root.clone() });
         }
         // The previous walks, by root: a catalog of this builder has one per root given.
-        let before = previous.map(|(catalog, changed)| (&catalog.inner.walks, changed));
+        let before = current.zip(changed).map(|(catalog, changed)| (&catalog.inner.walks, changed));
         // Bodies are read later, under the roots as they resolve now (whether
         // a walk met a link is known only after it: here, assume it did).
         let roots: Vec<_> = roots.into_iter().map(|(i, root, absolute)| (i, root, real(&absolute), absolute)).collect();
@@ -512,41 +528,61 @@ impl CatalogBuilder {
             }
         }
         if let Some(store) = &self.store {
-            self.collect_store(store.as_ref(), &mut assembly);
+            let last_good = current.and_then(|catalog| catalog.inner.store.clone());
+            let read = self.collect_store(store.as_ref(), last_good, &mut assembly);
+            assembly.store = read.filter(|_| keep);
         }
         Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
     }
 
-    fn collect_store(&self, store: &dyn SkillStore, assembly: &mut Assembly) {
-        let shared = match store.all(None) {
-            Ok(records) => records,
-            Err(error) => return assembly.warn(Warning::StoreFailed { message: error.to_string() }),
+    /// Offers the store's skills: read now, or, when the store fails, the
+    /// `last_good` read of an earlier build (a store that is down for a
+    /// moment must not empty a running catalog). Returns what was offered.
+    fn collect_store(
+        &self,
+        store: &dyn SkillStore,
+        last_good: Option<Arc<StoreRead>>,
+        assembly: &mut Assembly,
+    ) -> Option<Arc<StoreRead>> {
+        let read = match self.read_store(store) {
+            Ok(read) => Arc::new(read),
+            Err(error) => {
+                let message = error.to_string();
+                let Some(last_good) = last_good else {
+                    assembly.warn(Warning::StoreFailed { message });
+                    return None;
+                };
+                assembly.warn(Warning::StoreStale { message });
+                last_good
+            }
         };
-        for (key, record) in shared {
-            if let Some(skill) = assembly.parsed(self.store_skill(key, None, &record.content)) {
+        for outcome in &read.shared {
+            if let Some(skill) = assembly.parsed(outcome.clone()) {
                 assembly.overlay(skill);
             }
         }
-        let agents = match store.agents() {
-            Ok(agents) => agents,
-            Err(error) => return assembly.warn(Warning::StoreFailed { message: error.to_string() }),
-        };
-        for agent in agents {
-            let records = match store.all(Some(&agent)) {
-                Ok(records) => records,
-                Err(error) => {
-                    assembly.warn(Warning::StoreFailed { message: error.to_string() });
-                    continue;
-                }
-            };
-            let skills: Vec<Skill> = records
-                .into_iter()
-                .filter_map(|(key, record)| assembly.parsed(self.store_skill(key, Some(&agent), &record.content)))
-                .collect();
+        for (agent, outcomes) in &read.agents {
+            let skills: Vec<Skill> = outcomes.iter().filter_map(|outcome| assembly.parsed(outcome.clone())).collect();
             if !skills.is_empty() {
-                assembly.agents.insert(agent, skills);
+                assembly.agents.insert(agent.clone(), skills);
             }
         }
+        Some(read)
+    }
+
+    /// Every record of the store, shared and per agent, parsed; all or nothing,
+    /// so that a catalog never mixes two states of the store.
+    fn read_store(&self, store: &dyn SkillStore) -> Result<StoreRead, StoreError> {
+        let parse = |records: Vec<(String, Record)>, agent: Option<&str>| -> Vec<read::Outcome> {
+            records.into_iter().map(|(key, record)| self.store_skill(key, agent, &record.content)).collect()
+        };
+        let shared = parse(store.all(None)?, None);
+        let agents = store
+            .agents()?
+            .into_iter()
+            .map(|agent| Ok((agent.clone(), parse(store.all(Some(&agent))?, Some(&agent)))))
+            .collect::<Result<_, StoreError>>()?;
+        Ok(StoreRead { shared, agents })
     }
 
     /// A store record as a skill named by its key; its frontmatter must still
@@ -682,6 +718,16 @@ impl CatalogBuilder {
 /// A `SKILL.md` candidate of a root's walk and what it became.
 type Candidate = (File, read::Outcome);
 
+/// The store's records as one build read and parsed them, kept by a live
+/// catalog for the next build to fall back on.
+#[derive(Debug)]
+struct StoreRead {
+    /// The shared records, by key.
+    shared: Vec<read::Outcome>,
+    /// Each agent's records, agents and keys in order.
+    agents: Vec<(String, Vec<read::Outcome>)>,
+}
+
 /// One root's walk, kept by a live catalog: every candidate in candidate
 /// order, so that a reload reads again only what changed.
 #[derive(Clone, Debug)]
@@ -787,6 +833,8 @@ struct Assembly {
     walks: Vec<Option<RootWalk>>,
     /// Each walked root (absolute, resolved) and whether its walk met a link.
     roots: Vec<(PathBuf, PathBuf, bool)>,
+    /// The store's skills, when kept.
+    store: Option<Arc<StoreRead>>,
 }
 
 impl Assembly {
@@ -879,6 +927,7 @@ impl Assembly {
                 agents: self.agents,
                 walks: self.walks,
                 confinement: Confinement::new(self.roots),
+                store: self.store,
                 sample_limit,
                 symlinks,
                 limits,
@@ -925,6 +974,8 @@ struct Inner {
     /// Each root's walk, for `LiveCatalog::reload_changed`; `None` unless kept.
     walks: Vec<Option<RootWalk>>,
     confinement: Confinement,
+    /// The store's skills, for a reload while the store fails; `None` unless kept.
+    store: Option<Arc<StoreRead>>,
     sample_limit: SampleLimit,
     symlinks: Symlinks,
     limits: Limits,

@@ -45,7 +45,7 @@ impl LiveCatalog {
     ///
     /// As [`CatalogBuilder::build`]: only a configuration that makes no sense.
     pub fn new(builder: CatalogBuilder) -> Result<LiveCatalog, BuildError> {
-        let first = builder.assemble(None, true)?;
+        let first = builder.assemble(None, None, true)?;
         Ok(LiveCatalog { current: ArcSwap::from_pointee(first), builder: Mutex::new(builder) })
     }
 
@@ -55,7 +55,10 @@ impl LiveCatalog {
     }
 
     /// Rebuilds from the sources and makes the result current; returns it.
-    /// Snapshots already taken are unaffected.
+    /// Snapshots already taken are unaffected. A store that fails keeps the
+    /// store skills of the current snapshot, with a
+    /// [`Warning::StoreStale`](crate::Warning::StoreStale): an outage of the
+    /// store never empties a running catalog.
     ///
     /// # Errors
     ///
@@ -102,7 +105,7 @@ impl LiveCatalog {
         // The builder holds no half-done state, so a panic in another reload leaves it usable.
         let builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
         let current = self.snapshot();
-        let next = builder.assemble(changed.map(|changed| (&current, changed)), true)?;
+        let next = builder.assemble(Some(&current), changed, true)?;
         self.current.store(Arc::new(next.clone()));
         Ok(next)
     }

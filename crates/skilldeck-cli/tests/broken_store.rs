@@ -1,0 +1,129 @@
+//! A store that cannot be used stops every command with exit 2 and the
+//! reason, never an empty catalog and never a hang; a file that is not a
+//! skill store is left exactly as it was.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use skilldeck::store::SkillStore;
+
+use crate::{skilldeck, stderr, stdout};
+
+/// Runs skilldeck with `args`, stdin closed; kills it (and fails the test)
+/// if it runs longer than `limit`.
+fn run_within(args: &[&str], limit: Duration) -> (Output, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!("skilldeck {args:?} still running after {limit:?}; stderr: {}", stderr(&out));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child.wait_with_output().unwrap(), started.elapsed())
+}
+
+/// Overwrites the page in the middle of a SQLite file with garbage.
+fn damage_middle_page(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let page = usize::from(u16::from_be_bytes([bytes[16], bytes[17]]));
+    let middle = bytes.len() / page / 2;
+    bytes[middle * page..(middle + 1) * page].fill(0xff);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_corrupt_store_is_exit_2_with_the_reason_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(root.join("disk")).unwrap();
+    std::fs::write(root.join("disk/SKILL.md"), "---\nname: disk\ndescription: on disk\n---\n").unwrap();
+    let store_path = dir.path().join("store.sqlite");
+    let store = skilldeck_store::SqliteStore::open(&store_path).unwrap();
+    for i in 0..60 {
+        let md = format!("---\nname: s{i}\ndescription: stored {i}\n---\n{}\n", "x".repeat(3000));
+        store.write(&format!("s{i}"), &md, None, false).unwrap();
+    }
+    drop(store);
+    damage_middle_page(&store_path);
+    let file = dir.path().join("new.md");
+    std::fs::write(&file, "---\nname: new\ndescription: new\n---\n").unwrap();
+
+    let (root, store, file) = (root.to_str().unwrap(), store_path.to_str().unwrap(), file.to_str().unwrap());
+    let expected = format!("skilldeck: skill store {store}: database disk image is malformed\n");
+    for command in [
+        &["list"][..],
+        &["list", "--json"],
+        &["load", "disk"],
+        &["prompt"],
+        &["inject", "--message", "hi"],
+        &["show", "disk"],
+        &["serve"],
+        &["store", "write", "new", "--file", file],
+        &["store", "delete", "s1"],
+    ] {
+        let args = [command, &["--root", root, "--store", store]].concat();
+        let (out, _) = run_within(&args, Duration::from_secs(30));
+        assert_eq!(
+            (out.status.code(), stderr(&out), stdout(&out)),
+            (Some(2), expected.clone(), String::new()),
+            "{command:?}"
+        );
+    }
+}
+
+#[test]
+fn another_programs_database_is_refused_and_left_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine');",
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&path).unwrap();
+    assert_eq!(before[18..20], [1, 1], "a rollback-journal database");
+
+    let out = skilldeck(&["list", "--store", path.to_str().unwrap()]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (
+            Some(2),
+            format!(
+                "skilldeck: skill store {}: a SQLite database of another program, not a skill store\n",
+                path.display()
+            )
+        )
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "byte for byte as it was");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["other.db"], "no -wal, -shm or -journal left beside it");
+}
+
+#[test]
+fn a_postgres_server_that_never_answers_is_exit_2_at_the_deadline() {
+    // Accepts TCP (into the kernel's backlog) and never answers the startup message.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = format!("postgres://skills:s3cret@127.0.0.1:{port}/skills?connect_timeout=2");
+    for command in [&["list"][..], &["serve"], &["store", "agents"]] {
+        let args = [command, &["--store", &url]].concat();
+        let (out, took) = run_within(&args, Duration::from_secs(20));
+        let expected = format!(
+            "skilldeck: skill store postgres://skills@127.0.0.1:{port}/skills: \
+             no answer within 2s while connecting (connect_timeout)\n"
+        );
+        assert_eq!((out.status.code(), stderr(&out)), (Some(2), expected), "{command:?}");
+        assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(5), "{command:?} took {took:?}");
+    }
+}
