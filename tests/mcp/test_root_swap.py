@@ -19,10 +19,11 @@ from support import TRANSPORTS, cli_load, connect, skills_list_pages, write_tree
 
 pytestmark = pytest.mark.anyio
 
-# The watcher's debounce is 200 ms (at most 1 s for a burst that never ends); these bound
-# a slow, shared machine, not the server.
+# The watcher reloads 200 ms after a burst of changes goes quiet (a swap is seen in about
+# 0.25 s); WAIT bounds every wait on a slow, shared machine, PROMPT how late a swap may be
+# seen: the debounce's 1 s at most, plus a reload.
 WAIT = 10.0
-PROMPT = 5.0
+PROMPT = 3.0
 
 COMBOS = [pytest.param(tr, "legacy", id=tr) for tr in TRANSPORTS]
 
