@@ -6,6 +6,7 @@ directory, and nothing of the old one may stay."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -110,6 +111,14 @@ async def test_root_moved_away_and_made_again(transport: str, era: str, tmp_path
         assert "zeta from an edit." in (await client.call_tool("skill", {"name": "zeta"})).content[0].text
         await assert_quiet(notified)
 
+        # Removed and made again: the new directory may even reuse the old one's inode.
+        shutil.rmtree(root)
+        write_tree(root, skills("third", "theta"))
+        await wait_for(client, ["theta"])
+        write_tree(root, skills("third", "iota"))
+        await wait_for(client, ["iota", "theta"])
+        await assert_serves(client, args, ["iota", "theta"], ["eta", "zeta"])
+
 
 def swap(base: Path, link: str, target: str) -> None:
     """Points `base/link` at `target` in one rename, as deploy tools do."""
@@ -162,3 +171,16 @@ async def test_root_made_after_start(transport: str, era: str, tmp_path: Path) -
         write_tree(root, skills("later", "later-still"))
         await wait_for(client, ["late", "later-still"])
 
+
+
+@pytest.mark.parametrize(("transport", "era"), COMBOS)
+async def test_root_whose_parent_is_missing_still_serves(transport: str, era: str, tmp_path: Path) -> None:
+    """Neither the root nor its parent exist: nothing can be watched for it (it is served
+    as it was at the start), and the server says so and goes on serving."""
+    root = tmp_path / "missing" / "skills"
+    data = tmp_path / "data.json"
+    data.write_text('[{"name": "delta", "description": "A data skill.", "content": "Delta body."}]')
+    args = ["--root", str(root), "--skills", str(data)]
+    async with connect(transport, era, args) as client:
+        assert await catalog(client) == ["delta"]
+        await assert_serves(client, args, ["delta"], ["absent"])

@@ -694,7 +694,9 @@ struct RootIdentity {
     /// (macOS FSEvents); it also tells a swapped link apart.
     real: PathBuf,
     /// The directory's device and inode (on Unix), which tell a directory
-    /// made again under the same resolved path apart.
+    /// made again under the same resolved path apart while the old one is
+    /// kept (moved away). A removed directory's inode may be reused at once
+    /// (ext4 does): then only a change reported at the root itself tells.
     inode: Option<(u64, u64)>,
 }
 
