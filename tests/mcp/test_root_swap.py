@@ -6,6 +6,7 @@ directory, and nothing of the old one may stay."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import time
@@ -16,7 +17,7 @@ import anyio
 import mcp_types as t
 import pytest
 
-from support import TRANSPORTS, cli_load, connect, skills_list_pages, write_tree
+from support import TRANSPORTS, cli_load, connect, digest, skill_uri, skills_get, skills_list_pages, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -130,6 +131,10 @@ def swap(base: Path, link: str, target: str) -> None:
 async def test_root_link_swapped_to_another_release(transport: str, era: str, tmp_path: Path) -> None:
     write_tree(tmp_path / "release1", skills("release1", "old-only", "one"))
     write_tree(tmp_path / "release2", skills("release2", "new-only", "one"))
+    # Unpacked from archives, as releases are: one's SKILL.md has the same size and mtime
+    # in both, only its bytes differ.
+    for release in ("release1", "release2"):
+        os.utime(tmp_path / release / "one" / "SKILL.md", (1_700_000_000, 1_700_000_000))
     (tmp_path / "current").symlink_to("release1")
     args = ["--root", str(tmp_path / "current")]
     notified = Notified()
@@ -144,6 +149,12 @@ async def test_root_link_swapped_to_another_release(transport: str, era: str, tm
         # One generation: release2's list and release2's bodies, nothing of release1.
         await assert_serves(client, args, ["new-only", "one"], ["old-only"])
         assert "one from release2." in (await client.call_tool("skill", {"name": "one"})).content[0].text
+        # The files served are release2's too, read through the link as it points now.
+        new_md = skill_md("one", "release2")
+        read = (await client.read_resource(skill_uri("one"))).contents[0]
+        assert isinstance(read, t.TextResourceContents) and read.text.encode() == new_md
+        entry = (await skills_get(client, skill_uri("one")))["skill"]
+        assert entry["resources"] == [{"uri": skill_uri("one"), "digest": digest(new_md), "size": len(new_md)}]
 
         await assert_quiet(notified)
 

@@ -444,20 +444,34 @@ impl Facts {
     }
 }
 
-/// File facts by path, valid while the file's modification time and size
-/// stay the same; shared by every generation.
+/// File facts by path, valid while the file's [`Stamp`] stays the same;
+/// shared by every generation.
 #[derive(Debug, Default)]
 pub(crate) struct DigestCache {
     map: Mutex<HashMap<PathBuf, (Stamp, Arc<Facts>)>>,
 }
 
-type Stamp = (Option<SystemTime>, u64);
+/// What changes whenever a file's bytes may have: its modification time and
+/// size and, on Unix, its device, inode and status change time. Archives and
+/// `touch` set modification times back; a path that leads to another file
+/// (a root whose link was swapped to another release) is another inode.
+type Stamp = (Option<SystemTime>, u64, Option<(u64, u64, i64, i64)>);
+
+fn stamp(meta: &fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+    };
+    #[cfg(not(unix))]
+    let file = None;
+    (meta.modified().ok(), meta.len(), file)
+}
 
 impl DigestCache {
     /// The facts of the file at `path`, read and hashed only when it changed.
     pub(crate) fn facts(&self, path: &Path) -> io::Result<Arc<Facts>> {
-        let meta = fs::metadata(path)?;
-        let stamp = (meta.modified().ok(), meta.len());
+        let stamp = stamp(&fs::metadata(path)?);
         if let Some((seen, facts)) = self.lock().get(path)
             && *seen == stamp
         {
