@@ -51,9 +51,10 @@ pub(crate) struct Publication {
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
     pub(crate) name: String,
-    /// The skill's location (a disk skill's `SKILL.md` path): an entry is
-    /// kept across a reload only for the same skill.
-    location: String,
+    /// The skill it was made from: an entry is kept across a reload only
+    /// for the same reading of the skill, never for another skill that only
+    /// has its name and path (a root swapped to another release).
+    skill: Skill,
     pub(crate) description: Option<String>,
     /// The `SKILL.md` URI: the skill's identity in the Skills extension.
     pub(crate) uri: String,
@@ -99,9 +100,9 @@ impl Publication {
     }
 
     /// Like [`Publication::build`], keeping `previous`'s entry of each disk
-    /// skill that is still the same skill and whose directory holds none of
-    /// the `changed` paths and lies under none of them: only what changed is
-    /// walked again.
+    /// skill the engine kept (the same reading, [`Skill::ptr_eq`]) whose
+    /// directory holds none of the `changed` paths and lies under none of
+    /// them: only what changed is walked again.
     pub(crate) fn rebuild(
         catalog: &Catalog,
         profile: Option<&AgentProfile>,
@@ -147,11 +148,11 @@ impl Publication {
         publication
     }
 
-    /// This publication's entry of disk skill `skill`, if it is the same skill
-    /// and nothing `changed` in or above its directory.
+    /// This publication's entry of disk skill `skill`, if it was made from
+    /// the same reading of it and nothing `changed` in or above its directory.
     fn unchanged(&self, skill: &Skill, changed: &[PathBuf]) -> Option<&Entry> {
         let dir = skill.dir()?;
-        let entry = self.by_name(skill.name()).filter(|e| e.location == skill.location())?;
+        let entry = self.by_name(skill.name()).filter(|e| Skill::ptr_eq(&e.skill, skill))?;
         let touched = changed.iter().any(|path| path.starts_with(dir) || dir.starts_with(path));
         (!touched).then_some(entry)
     }
@@ -316,7 +317,7 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
     };
     Ok(Entry {
         name: name.to_owned(),
-        location: skill.location().to_owned(),
+        skill: skill.clone(),
         description: skill.description().map(str::to_owned),
         uri,
         files,
