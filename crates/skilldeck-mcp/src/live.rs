@@ -31,7 +31,9 @@ const STORE_POLL: Duration = Duration::from_millis(500);
 /// What to watch.
 #[derive(Clone, Default)]
 pub struct Watch {
-    /// Directories whose changes reload the catalog (the roots).
+    /// Directories whose changes reload the catalog (the roots). Each
+    /// root's parent is watched too, for the root itself being made,
+    /// removed, renamed or swapped.
     pub roots: Vec<PathBuf>,
     /// A store whose [change token](SkillStore::change_token) is polled.
     pub store: Option<Arc<dyn SkillStore>>,
@@ -114,7 +116,7 @@ impl Watches {
             // Already gone where the watcher saw the directory move or go.
             let _ = watcher.unwatch(root);
             if !root.is_dir() {
-                tracing::info!("root {} is gone: watching for it to come back", root.display());
+                tracing::info!("root {} leads to no directory now: not watched until it does", root.display());
             } else if let Err(error) = watcher.watch(root, RecursiveMode::Recursive) {
                 tracing::warn!("cannot watch {} for changes: {error}", root.display());
             }
