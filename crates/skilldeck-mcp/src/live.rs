@@ -2,8 +2,14 @@
 //! poll of the store's change token trigger a debounced reload of what changed
 //! (the paths the watcher reported; the store is read again every time), then
 //! the list-changed notifications.
+//!
+//! A watch follows the directory it was set on, not its path. So each root's
+//! parent is watched too (not recursively): a root made, removed, renamed or
+//! swapped (a link replaced, the usual deploy) is a change naming the root
+//! itself, and the root is then watched again where its path leads now and
+//! walked whole.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -25,7 +31,9 @@ const STORE_POLL: Duration = Duration::from_millis(500);
 /// What to watch.
 #[derive(Clone, Default)]
 pub struct Watch {
-    /// Directories whose changes reload the catalog (the roots).
+    /// Directories whose changes reload the catalog (the roots). Each
+    /// root's parent is watched too, for the root itself being made,
+    /// removed, renamed or swapped.
     pub roots: Vec<PathBuf>,
     /// A store whose [change token](SkillStore::change_token) is polled.
     pub store: Option<Arc<dyn SkillStore>>,
@@ -67,22 +75,53 @@ impl Drop for Live {
 /// so serving starts at once; a change made before it is done may be missed.
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
-    let watcher: Arc<Mutex<Option<RecommendedWatcher>>> = Arc::default();
-    let mut tasks = vec![tokio::spawn(reload_loop(server, rx))];
-    let holder = watcher.clone();
+    let roots = watch.roots.iter().map(|root| std::path::absolute(root).unwrap_or_else(|_| root.clone())).collect();
+    let watches = Watches { watcher: Arc::default(), roots };
+    let mut tasks = vec![tokio::spawn(reload_loop(server, rx, watches.clone()))];
+    let setting_up = watches.clone();
     let events = tx.clone();
-    let roots = watch.roots;
     let (done, ready) = tokio::sync::watch::channel(false);
     tasks.push(tokio::task::spawn_blocking(move || {
-        if let Some(watcher) = start_watcher(&roots, events) {
-            *holder.lock().unwrap_or_else(PoisonError::into_inner) = Some(watcher);
-        }
+        // Held until the watches are set, so that a root replaced meanwhile is watched again after.
+        let mut holder = setting_up.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        *holder = start_watcher(&setting_up.roots, events);
+        drop(holder);
         let _ = done.send(true);
     }));
     if let Some(store) = watch.store {
         tasks.push(tokio::spawn(poll_store(store, tx)));
     }
-    Live { _watcher: watcher, ready, tasks }
+    Live { _watcher: watches.watcher, ready, tasks }
+}
+
+/// The watcher (once set up) and the roots it watches, shared with the
+/// reloads, which watch a replaced root again.
+#[derive(Clone)]
+struct Watches {
+    watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
+    /// The roots made absolute, as the watcher reports paths below them.
+    roots: Arc<[PathBuf]>,
+}
+
+impl Watches {
+    /// Watches each of `roots` again where its path leads now (nothing while
+    /// it leads to no directory): the watch set before follows the directory
+    /// that was there, moved away or still behind the old link.
+    fn rewatch<'a>(&self, roots: impl IntoIterator<Item = &'a PathBuf>) {
+        let mut watcher = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(watcher) = watcher.as_mut() else {
+            return;
+        };
+        for root in roots {
+            // Already gone where the watcher saw the directory move or go.
+            let _ = watcher.unwatch(root);
+            if !root.is_dir() {
+                tracing::info!("root {} leads to no directory now: not watched until it does", root.display());
+            } else if let Err(error) = watcher.watch(root, RecursiveMode::Recursive) {
+                tracing::warn!("cannot watch {} for changes: {error}", root.display());
+            }
+        }
+    }
 }
 
 /// What set off a reload.
@@ -96,8 +135,16 @@ enum Seen {
     Lost,
 }
 
-/// A watcher on every root, sending the paths of each relevant event.
+/// A watcher on every root and on the roots' parents, sending the paths of
+/// each relevant event.
 fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Option<RecommendedWatcher> {
+    let parents = parents(roots);
+    let (watched_parents, watched_roots) = (parents.clone(), roots.to_vec());
+    // A parent's watch reports its other entries too: there, only a root matters.
+    let elsewhere = move |path: &Path| {
+        let in_a_parent = watched_parents.iter().any(|p| path == p || path.parent() == Some(p.as_path()));
+        in_a_parent && !watched_roots.iter().any(|root| path == root)
+    };
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let seen = match event {
             Ok(event)
@@ -109,7 +156,13 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Opti
                 return;
             }
             Ok(event) if event.need_rescan() || event.paths.is_empty() => Seen::Lost,
-            Ok(event) => Seen::Paths(event.paths),
+            Ok(mut event) => {
+                event.paths.retain(|path| !elsewhere(path));
+                if event.paths.is_empty() {
+                    return;
+                }
+                Seen::Paths(event.paths)
+            }
             Err(_) => Seen::Lost,
         };
         let _ = events.send(seen);
@@ -129,12 +182,36 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Opti
             eprintln!("skilldeck: cannot watch {} for changes: {error}", root.display());
         }
     }
+    for parent in &parents {
+        if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
+            tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
+        }
+    }
     Some(watcher)
 }
 
+/// The directories to watch for a root being made, removed, renamed or
+/// swapped: each root's parent, once, unless a root's recursive watch covers
+/// it. A root ending in `..` or without a parent (`/`) has none, and a parent
+/// that does not exist cannot be watched: such a root is watched as it was at
+/// the start only.
+fn parents(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut parents: Vec<PathBuf> = roots
+        .iter()
+        .filter_map(|root| root.file_name().and(root.parent()))
+        .filter(|parent| !roots.iter().any(|root| parent.starts_with(root)))
+        .map(Path::to_path_buf)
+        .collect();
+    parents.sort();
+    parents.dedup();
+    parents
+}
+
 /// Reloads once per burst of changes: only what the burst touched, unless
-/// the watcher lost track.
-async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<Seen>) {
+/// the watcher lost track. A root the burst names itself may lead to another
+/// directory now: it is watched again first, so that no change after the
+/// reload is missed (the reload walks it whole).
+async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<Seen>, watches: Watches) {
     while let Some(first) = changes.recv().await {
         let burst = tokio::time::Instant::now();
         let mut touched = Some(Vec::new());
@@ -156,14 +233,19 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
                 Err(_) => break,
             }
         }
-        let reloading = server.clone();
+        let (reloading, watches) = (server.clone(), watches.clone());
         let reload = move || match touched {
             Some(mut touched) => {
                 touched.sort();
                 touched.dedup();
+                watches.rewatch(watches.roots.iter().filter(|root| touched.binary_search(root).is_ok()));
                 reloading.reload_changed(&touched)
             }
-            None => reloading.reload(),
+            None => {
+                // What was lost may have been a root replaced.
+                watches.rewatch(watches.roots.iter());
+                reloading.reload()
+            }
         };
         match tokio::task::spawn_blocking(reload).await {
             Ok(Ok(change)) => server.notify(change).await,
@@ -215,5 +297,22 @@ async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option
             }
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::parents;
+
+    /// A parent is watched once, and not where a root's recursive watch
+    /// covers it already (a watch set again there would stop being recursive).
+    #[test]
+    fn parents_are_watched_once_and_outside_every_root() {
+        let paths = |paths: &[&str]| paths.iter().map(PathBuf::from).collect::<Vec<_>>();
+        let roots = paths(&["/srv/skills", "/srv/more", "/srv/skills/nested/deep", "/srv/skills/inner", "/opt/x/.."]);
+        assert_eq!(parents(&roots), paths(&["/srv"]));
+        assert_eq!(parents(&paths(&["/srv/skills", "/"])), paths(&[]));
     }
 }

@@ -51,9 +51,10 @@ pub(crate) struct Publication {
 #[derive(Clone, Debug)]
 pub(crate) struct Entry {
     pub(crate) name: String,
-    /// The skill's location (a disk skill's `SKILL.md` path): an entry is
-    /// kept across a reload only for the same skill.
-    location: String,
+    /// The skill it was made from: an entry is kept across a reload only
+    /// for the same reading of the skill, never for another skill that only
+    /// has its name and path (a root swapped to another release).
+    skill: Skill,
     pub(crate) description: Option<String>,
     /// The `SKILL.md` URI: the skill's identity in the Skills extension.
     pub(crate) uri: String,
@@ -102,9 +103,9 @@ impl Publication {
     }
 
     /// Like [`Publication::build`], keeping `previous`'s entry of each disk
-    /// skill that is still the same skill and whose directory holds none of
-    /// the `changed` paths and lies under none of them: only what changed is
-    /// walked again.
+    /// skill the engine kept (the same reading, [`Skill::ptr_eq`]) whose
+    /// directory holds none of the `changed` paths and lies under none of
+    /// them: only what changed is walked again.
     pub(crate) fn rebuild(
         catalog: &Catalog,
         profile: Option<&AgentProfile>,
@@ -150,11 +151,11 @@ impl Publication {
         publication
     }
 
-    /// This publication's entry of disk skill `skill`, if it is the same skill
-    /// and nothing `changed` in or above its directory.
+    /// This publication's entry of disk skill `skill`, if it was made from
+    /// the same reading of it and nothing `changed` in or above its directory.
     fn unchanged(&self, skill: &Skill, changed: &[PathBuf]) -> Option<&Entry> {
         let dir = skill.dir()?;
-        let entry = self.by_name(skill.name()).filter(|e| e.location == skill.location())?;
+        let entry = self.by_name(skill.name()).filter(|e| Skill::ptr_eq(&e.skill, skill))?;
         let touched = changed.iter().any(|path| path.starts_with(dir) || dir.starts_with(path));
         (!touched).then_some(entry)
     }
@@ -322,7 +323,7 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
     };
     Ok(Entry {
         name: name.to_owned(),
-        location: skill.location().to_owned(),
+        skill: skill.clone(),
         description: skill.description().map(str::to_owned),
         uri,
         files,
@@ -465,21 +466,36 @@ impl Facts {
     }
 }
 
-/// File facts by path, valid while the file's modification time and size
-/// stay the same; shared by every generation.
+/// File facts by path, valid while the file's [`Stamp`] stays the same;
+/// shared by every generation.
 #[derive(Debug, Default)]
 pub(crate) struct DigestCache {
     map: Mutex<HashMap<PathBuf, (Stamp, Arc<Facts>)>>,
 }
 
-type Stamp = (Option<SystemTime>, u64);
+/// What changes whenever a file's bytes may have: its modification time and
+/// size and, on Unix, its device, inode and status change time. Archives and
+/// `touch` set modification times back; a path that leads to another file
+/// (a root whose link was swapped to another release) is another inode.
+type Stamp = (Option<SystemTime>, u64, Option<(u64, u64, i64, i64)>);
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+    };
+    #[cfg(not(unix))]
+    let file = None;
+    (meta.modified().ok(), meta.len(), file)
+}
 
 impl DigestCache {
     /// The facts of the file at `path`, read and hashed only when it changed;
     /// opened and checked under `confinement` either way.
     pub(crate) fn facts(&self, path: &Path, confinement: &Confinement) -> Result<Arc<Facts>, Refusal> {
         let opened = confinement.open(path)?;
-        let stamp = (opened.modified, opened.size);
+        let stamp = stamp(opened.metadata());
         if let Some((seen, facts)) = self.lock().get(path)
             && *seen == stamp
         {

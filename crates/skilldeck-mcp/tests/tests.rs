@@ -150,3 +150,33 @@ async fn reload_reports_what_changed() {
     let change = tokio::task::spawn_blocking(move || server.reload().unwrap()).await.unwrap();
     assert!(change.resources && change.prompts && !change.tools);
 }
+
+/// A reload of what changed whose paths do not name a replaced root (a
+/// library caller's, or a store change's none) still publishes the new
+/// directory whole: no entry of the old release is kept for a skill that only
+/// has the same name and path.
+#[tokio::test]
+async fn a_reload_after_a_root_link_swap_publishes_the_new_release_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "release1/one/SKILL.md", b"---\nname: one\ndescription: One in release1.\n---\nOne.\n");
+    write(dir.path(), "release2/one/SKILL.md", b"---\nname: one\ndescription: One in release2.\n---\nOne.\n");
+    write(dir.path(), "release2/one/extra.md", b"Extra.\n");
+    std::os::unix::fs::symlink("release1", dir.path().join("current")).unwrap();
+    let server = server(&dir.path().join("current"));
+    let client = connect(server.clone()).await;
+    let manifest = || async {
+        let got = client.get_skill(GetSkillRequestParams::new("skill://one/SKILL.md")).await.unwrap();
+        let got = serde_json::to_value(got.skill).unwrap();
+        let uris: Vec<String> = got["resources"].as_array().unwrap().iter().map(|r| r["uri"].to_string()).collect();
+        (got["frontmatter"]["description"].to_string(), uris)
+    };
+    assert_eq!(manifest().await, (r#""One in release1.""#.into(), vec![r#""skill://one/SKILL.md""#.into()]));
+
+    std::os::unix::fs::symlink("release2", dir.path().join("current.tmp")).unwrap();
+    fs::rename(dir.path().join("current.tmp"), dir.path().join("current")).unwrap();
+    let reloading = server.clone();
+    tokio::task::spawn_blocking(move || reloading.reload_changed(&[]).unwrap()).await.unwrap();
+    let uris = vec![r#""skill://one/SKILL.md""#.into(), r#""skill://one/extra.md""#.into()];
+    assert_eq!(manifest().await, (r#""One in release2.""#.into(), uris));
+    client.cancel().await.unwrap();
+}

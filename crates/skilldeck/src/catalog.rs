@@ -493,27 +493,26 @@ impl CatalogBuilder {
         let sample_limit = SampleLimit::from_config(self.sample_limit)?;
         let mut assembly = Assembly::default();
         // Absent roots are warned about first, as toolnexus does.
-        let (roots, absent): (Vec<_>, Vec<_>) = self
-            .roots
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i, r, std::path::absolute(r).unwrap_or_else(|_| r.clone())))
-            .partition(|(_, _, a)| a.is_dir());
-        for (_, root, _) in absent {
-            assembly.warn(Warning::RootNotFound { root: root.clone() });
+        let mut roots = Vec::with_capacity(self.roots.len());
+        for (i, root) in self.roots.iter().enumerate() {
+            let absolute = std::path::absolute(root).unwrap_or_else(|_| root.clone());
+            match RootIdentity::of(&absolute) {
+                Some(identity) => roots.push((i, root, absolute, identity)),
+                None => assembly.warn(Warning::RootNotFound { root: root.clone() }),
+            }
         }
         // The previous walks, by root: a catalog of this builder has one per root given.
         let before = current.zip(changed).map(|(catalog, changed)| (&catalog.inner.walks, changed));
         // Bodies are read later, under the roots as they resolve now (whether
         // a walk met a link is known only after it: here, assume it did).
-        let roots: Vec<_> = roots.into_iter().map(|(i, root, absolute)| (i, root, real(&absolute), absolute)).collect();
-        let reads = Arc::new(Confinement::new(roots.iter().map(|(_, _, real, abs)| (abs.clone(), real.clone(), true))));
-        for (i, root, real, absolute) in roots {
+        let reads = Arc::new(Confinement::new(roots.iter().map(|(_, _, abs, id)| (abs.clone(), id.real.clone(), true))));
+        for (i, root, absolute, identity) in roots {
             let earlier = before.and_then(|(walks, changed)| {
-                let walk = walks.get(i)?.as_ref().filter(|w| w.absolute == absolute)?;
+                // A root path that leads to another directory now is a new root.
+                let walk = walks.get(i)?.as_ref().filter(|w| w.absolute == absolute && w.identity == identity)?;
                 self.rewalk(walk, changed, &reads)
             });
-            let walk = earlier.unwrap_or_else(|| self.walk_root(absolute, real, &reads));
+            let walk = earlier.unwrap_or_else(|| self.walk_root(absolute, identity, &reads));
             let kept = self.collect_root(root, walk, &mut assembly, keep);
             assembly.walks.resize_with(i, || None);
             assembly.walks.push(kept);
@@ -605,7 +604,7 @@ impl CatalogBuilder {
     /// Offers a root's candidates to the assembly, in candidate order; the
     /// walk is returned when `keep`, for the next rebuild.
     fn collect_root(&self, root: &Path, walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
-        assembly.roots.push((walk.absolute.clone(), walk.real.clone(), walk.totals.linked));
+        assembly.roots.push((walk.absolute.clone(), walk.identity.real.clone(), walk.totals.linked));
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
@@ -620,10 +619,10 @@ impl CatalogBuilder {
         keep.then_some(walk)
     }
 
-    /// Walks a whole root.
-    fn walk_root(&self, absolute: PathBuf, real: PathBuf, reads: &Arc<Confinement>) -> RootWalk {
+    /// Walks a whole root, which led to `identity` before the walk began.
+    fn walk_root(&self, absolute: PathBuf, identity: RootIdentity, reads: &Arc<Confinement>) -> RootWalk {
         let (candidates, limit_hit, totals) = self.walk_dir(&absolute, self.limits, reads);
-        RootWalk { absolute, real, candidates, limit_hit, totals }
+        RootWalk { absolute, identity, candidates, limit_hit, totals }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
@@ -666,7 +665,8 @@ impl CatalogBuilder {
         let mut parts = Vec::new();
         for path in changed {
             // Watchers report paths as watched or resolved (macOS FSEvents).
-            let Ok(rel) = path.strip_prefix(&previous.absolute).or_else(|_| path.strip_prefix(&previous.real)) else {
+            let real = &previous.identity.real;
+            let Ok(rel) = path.strip_prefix(&previous.absolute).or_else(|_| path.strip_prefix(real)) else {
                 continue;
             };
             if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
@@ -710,8 +710,8 @@ impl CatalogBuilder {
             }));
         }
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
-        let (absolute, real) = (previous.absolute.clone(), previous.real.clone());
-        Some(RootWalk { absolute, real, candidates, limit_hit: None, totals })
+        let (absolute, identity) = (previous.absolute.clone(), previous.identity.clone());
+        Some(RootWalk { absolute, identity, candidates, limit_hit: None, totals })
     }
 }
 
@@ -734,12 +734,51 @@ struct StoreRead {
 struct RootWalk {
     /// The root made absolute: the prefix of what a file watcher reports.
     absolute: PathBuf,
-    /// The root resolved, the prefix of what some watchers report instead.
-    real: PathBuf,
+    /// The directory the root led to when it was walked.
+    identity: RootIdentity,
     candidates: Vec<Candidate>,
     limit_hit: Option<LimitHit>,
     /// Over-counted after rebuilds, never under.
     totals: Totals,
+}
+
+/// The directory a root path leads to, as opposed to the path: a root moved
+/// away and made again, or a link swapped to another release (the usual
+/// deploy), is another directory under the same path, and no change reported
+/// below the old one says what the new one holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RootIdentity {
+    /// The root resolved, the prefix of what some watchers report instead
+    /// (macOS FSEvents); it also tells a swapped link apart.
+    real: PathBuf,
+    /// The directory's device and inode (on Unix), which tell a directory
+    /// made again under the same resolved path apart while the old one is
+    /// kept (moved away). A removed directory's inode may be reused at once
+    /// (ext4 does): then only a change reported at the root itself tells.
+    inode: Option<(u64, u64)>,
+}
+
+impl RootIdentity {
+    /// What `absolute` leads to now; `None` when that is not a directory.
+    fn of(absolute: &Path) -> Option<RootIdentity> {
+        let meta = fs::metadata(absolute).ok().filter(fs::Metadata::is_dir)?;
+        let real = fs::canonicalize(absolute).unwrap_or_else(|_| absolute.to_path_buf());
+        Some(RootIdentity { real, inode: inode(&meta) })
+    }
+}
+
+/// A file's device and inode, where the platform has them.
+fn inode(meta: &fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
 }
 
 /// The part of a root to drop and, if it is a directory now, walk again for a
@@ -778,11 +817,6 @@ fn changed_part(root: &Path, rel: &Path) -> Option<PathBuf> {
 /// duplicate wins: depth (fewest segments first), then code point.
 pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
     (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
-}
-
-/// `path` resolved, or as it is when it cannot be.
-fn real(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// A walker below `dir` that never enters [`SKIPPED_DIRS`].

@@ -12,7 +12,6 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 /// The most bytes skilldeck serves for one file, body or record, and for
 /// one skill's files together over MCP: 16 MiB, the Skills extension's limit.
@@ -115,13 +114,15 @@ impl From<Refusal> for io::Error {
 pub struct Opened {
     file: File,
     path: PathBuf,
-    /// The size when opened.
-    pub size: u64,
-    /// The modification time when opened.
-    pub modified: Option<SystemTime>,
+    metadata: fs::Metadata,
 }
 
 impl Opened {
+    /// The opened file's metadata, from its descriptor when it was opened.
+    pub fn metadata(&self) -> &fs::Metadata {
+        &self.metadata
+    }
+
     /// Reads the whole file, at most [`MAX_SERVED_BYTES`]: one that grew past
     /// the limit since it was opened is refused, not served in part.
     ///
@@ -129,7 +130,8 @@ impl Opened {
     ///
     /// The read fails, or the file grew past the limit.
     pub fn read(self) -> Result<Vec<u8>, Refusal> {
-        let mut bytes = Vec::with_capacity(usize::try_from(self.size).unwrap_or(0).saturating_add(1));
+        let size = usize::try_from(self.metadata.len()).unwrap_or(0);
+        let mut bytes = Vec::with_capacity(size.saturating_add(1));
         let io = |source| Refusal::Io { path: self.path.clone(), source };
         (&self.file).take(MAX_SERVED_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
         Refusal::check_size(self.path.display(), bytes.len() as u64)?;
@@ -211,7 +213,7 @@ impl Confinement {
             return Err(Refusal::OutsideRoots { path: path.to_owned(), real });
         }
         Refusal::check_size(path.display(), meta.len())?;
-        Ok(Opened { file, path: path.to_owned(), size: meta.len(), modified: meta.modified().ok() })
+        Ok(Opened { file, path: path.to_owned(), metadata: meta })
     }
 
     /// The bytes of `path`, if it may be served: [`Confinement::open`], then

@@ -72,8 +72,10 @@ impl LiveCatalog {
     /// reading again only what changed: a `SKILL.md` that changed is read
     /// again, a directory that appeared or changed is walked again, one that
     /// went is dropped, and every other skill is taken from the current
-    /// snapshot. A root whose walk met a link or a limit, or whose own
-    /// directory changed, is walked whole; data skills, the provider and the
+    /// snapshot. A root whose walk met a link or a limit, whose own
+    /// directory changed, or whose path now leads to another directory (moved
+    /// away and made again, a link swapped to another release), is walked
+    /// whole, whatever `changed` says; data skills, the provider and the
     /// store are read again every time. The result is what a whole reload
     /// would give now.
     ///

@@ -83,6 +83,14 @@ impl From<SkillData> for Skill {
 }
 
 impl Skill {
+    /// Whether `a` and `b` are one reading of a skill: a reload that kept a
+    /// skill (nothing it was read from changed) shares it with the snapshot
+    /// before; one that read it again made another, however alike. A host
+    /// that derives data from a skill can keep it for the same reading only.
+    pub fn ptr_eq(a: &Skill, b: &Skill) -> bool {
+        Arc::ptr_eq(&a.data, &b.data)
+    }
+
     /// The skill's data, to change while it is being built (copied first if
     /// it is shared).
     pub(crate) fn data_mut(&mut self) -> &mut SkillData {

@@ -79,6 +79,11 @@ enum Edit {
         from: usize,
         to: usize,
     },
+    /// Moves the root away and makes it again, empty; reports nothing, as a
+    /// watcher on the old directory would.
+    ReplaceRoot {
+        root: usize,
+    },
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -92,7 +97,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         2 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::RemoveDir { root, dir }),
         1 => (root.clone(), dir.clone()).prop_map(|(root, dir)| Edit::ReplaceWithFile { root, dir }),
         1 => (root.clone(), dir.clone(), dir.clone()).prop_map(|(root, from, to)| Edit::Rename { root, from, to }),
-        1 => (root, dir.clone(), dir).prop_map(|(root, from, to)| Edit::Link { root, from, to }),
+        1 => (root.clone(), dir.clone(), dir).prop_map(|(root, from, to)| Edit::Link { root, from, to }),
+        1 => root.prop_map(|root| Edit::ReplaceRoot { root }),
     ]
 }
 
@@ -157,6 +163,13 @@ fn apply(roots: &[PathBuf], edit: &Edit) -> Vec<PathBuf> {
                 std::os::unix::fs::symlink(roots[root].join(DIRS[to]), &link).unwrap();
                 changed.push(link);
             }
+        }
+        Edit::ReplaceRoot { root } => {
+            let root = &roots[root];
+            // A name never used, so the new directory cannot reuse the old one's inode.
+            let old = (0..).map(|n| root.with_extension(format!("old{n}"))).find(|p| !p.exists()).unwrap();
+            std::fs::rename(root, old).unwrap();
+            std::fs::create_dir(root).unwrap();
         }
     }
     changed
@@ -259,4 +272,56 @@ fn the_root_itself_or_a_link_walks_the_root_whole() {
     tree.skill("b", "b", "third b", "");
     let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]).unwrap();
     assert_eq!(catalog.get("far").unwrap().description(), Some("second far"));
+}
+
+/// A root made of skill directories `names` below `tree/rel`, each body
+/// saying which root it is in.
+fn skills_in(tree: &Tree, rel: &str, names: &[&str]) -> PathBuf {
+    for name in names {
+        tree.skill(&format!("{rel}/{name}"), name, &format!("{name} in {rel}"), &format!("{name} from {rel}\n"));
+    }
+    tree.dir(rel).path(rel)
+}
+
+fn names(catalog: &Catalog) -> Vec<&str> {
+    catalog.skills().map(|s| s.name()).collect()
+}
+
+/// A root moved away and made again (`mv root root.old; mkdir root`) is
+/// another directory: a change reported below it walks it whole, and
+/// nothing of the old one stays.
+#[test]
+fn a_root_made_again_is_walked_whole() {
+    let tree = Tree::new();
+    let root = skills_in(&tree, "skills", &["a", "b"]);
+    let builder = Catalog::builder().root(&root);
+    let live = LiveCatalog::new(builder.clone()).unwrap();
+    std::fs::rename(&root, tree.path("skills.old")).unwrap();
+    skills_in(&tree, "skills", &["c"]);
+    let catalog = live.reload_changed(&[root.join("c/SKILL.md")]).unwrap();
+    assert_eq!(names(&catalog), ["c"]);
+    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+}
+
+/// A root that is a link swapped to another release (`ln -sfn release2
+/// root.tmp && mv -T root.tmp root`, the usual deploy) leads to another
+/// directory: the reload lists the new release only, and its skills read
+/// the new release's files, never a mix of the two.
+#[test]
+fn a_root_link_swapped_to_another_release_is_walked_whole() {
+    let tree = Tree::new();
+    skills_in(&tree, "release1", &["old-only", "one"]);
+    skills_in(&tree, "release2", &["new-only", "one"]);
+    tree.symlink("release1", "current");
+    let builder = Catalog::builder().root(tree.path("current"));
+    let live = LiveCatalog::new(builder.clone()).unwrap();
+    assert_eq!(live.snapshot().get("one").unwrap().body().unwrap(), "one from release1\n");
+
+    tree.symlink("release2", "current.tmp");
+    std::fs::rename(tree.path("current.tmp"), tree.path("current")).unwrap();
+    let catalog = live.reload_changed(&[tree.path("current/new-only/SKILL.md")]).unwrap();
+    assert_eq!(names(&catalog), ["new-only", "one"]);
+    let one = catalog.get("one").unwrap();
+    assert_eq!((one.description(), one.body().unwrap()), (Some("one in release2"), "one from release2\n"));
+    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
 }
