@@ -26,6 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
 mod list;
+mod log;
 mod serve;
 mod store;
 mod validate;

@@ -209,23 +209,22 @@ impl SkillServer {
         self.shared.peers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Prints, once each, why skills are left out.
+    /// Logs, once each, why skills are left out: of everything, or of
+    /// `skills/list` alone.
     fn report(&self, generation: &Generation) {
         let mut reported = self.shared.reported.lock().unwrap_or_else(PoisonError::into_inner);
         let publication = &generation.publication;
-        let lines = publication
-            .left_out
-            .iter()
-            .map(|(name, why)| format!("skilldeck: skill \"{name}\" is not served over MCP: {why}"))
-            .chain(publication.entries.iter().filter_map(|e| {
-                e.listing
-                    .as_ref()
-                    .err()
-                    .map(|why| format!("skilldeck: skill \"{}\" is not in skills/list: {why}", e.name))
-            }));
-        for line in lines {
-            if reported.insert(line.clone()) {
-                eprintln!("{line}");
+        let left_out = publication.left_out.iter().map(|(name, why)| (true, name, why));
+        let unlisted =
+            publication.entries.iter().filter_map(|e| e.listing.as_ref().err().map(|why| (false, &e.name, why)));
+        for (everywhere, name, why) in left_out.chain(unlisted) {
+            if !reported.insert(format!("{everywhere}\0{name}\0{why}")) {
+                continue;
+            }
+            if everywhere {
+                tracing::warn!(skill = name, reason = why, "skill not served over MCP");
+            } else {
+                tracing::warn!(skill = name, reason = why, "skill not in skills/list");
             }
         }
     }
