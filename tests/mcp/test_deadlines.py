@@ -169,6 +169,23 @@ def test_sessions_beyond_the_cap_get_503(main_tree: Any) -> None:
         session_of(initialize(server))
 
 
+def test_concurrent_initializes_never_pass_the_cap(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_sessions=3)) as server:
+        replies: list[int] = []
+        together = threading.Barrier(24)
+
+        def initialize_together() -> None:
+            together.wait(10)
+            replies.append(initialize(server).status_code)
+
+        threads = [threading.Thread(target=initialize_together) for _ in range(24)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        assert sorted(replies) == [200] * 3 + [503] * 21
+
+
 def test_idle_sessions_expire(main_tree: Any) -> None:
     with http_server(limited(main_tree, max_sessions=1, session_idle=1)) as server:
         session = session_of(initialize(server))

@@ -193,6 +193,8 @@ pub(crate) struct Guard {
     token: Option<String>,
     /// rmcp's sessions, counted against `limits.max_sessions`.
     sessions: Arc<LocalSessionManager>,
+    /// Held while a session opens.
+    opening: tokio::sync::Mutex<()>,
     limits: HttpLimits,
 }
 
@@ -204,6 +206,7 @@ impl Guard {
             any_host: ip.is_unspecified(),
             token,
             sessions: Arc::default(),
+            opening: tokio::sync::Mutex::default(),
             limits: HttpLimits::default(),
         }
     }
@@ -211,11 +214,6 @@ impl Guard {
     /// The guard counting `sessions` against `limits`.
     fn with_sessions(self, sessions: Arc<LocalSessionManager>, limits: HttpLimits) -> Guard {
         Guard { sessions, limits, ..self }
-    }
-
-    /// Whether a new session would be one too many.
-    async fn sessions_full(&self) -> bool {
-        self.sessions.sessions.read().await.len() >= self.limits.max_sessions
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -316,13 +314,17 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             return response;
         }
     };
-    match classify(&bytes) {
-        Incoming::Message(message) => {
-            if starts_session(&message, &parts.headers) && guard.sessions_full().await {
+    let opening = match classify(&bytes) {
+        Incoming::Message(message) if starts_session(&message, &parts.headers) => {
+            // One session opens at a time, so the count is exact.
+            let opening = guard.opening.lock().await;
+            if guard.sessions.sessions.read().await.len() >= guard.limits.max_sessions {
                 let busy = Rejection::busy(request_id(&message), guard.limits.max_sessions);
                 return rejection(StatusCode::SERVICE_UNAVAILABLE, &busy);
             }
+            Some(opening)
         }
+        Incoming::Message(_) => None,
         Incoming::Reject(r) => {
             // A request rmcp would route gets its error in-band (200); one that
             // is not a request at all is a 400.
@@ -330,8 +332,10 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             return rejection(status, &r);
         }
         Incoming::Ignore => return StatusCode::ACCEPTED.into_response(),
-    }
+    };
+    // rmcp has added the session to its map by the time it answers.
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    drop(opening);
     restore_in_stream(response)
 }
 

@@ -105,6 +105,8 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
     fn account(&mut self, message: &ClientJsonRpcMessage) {
         match message {
             JsonRpcMessage::Request(request) => {
+                // A reused id gives the earlier slot back: the cap is looser
+                // for such a client, and no slot is ever lost.
                 if let Some(slot) = self.slot.take() {
                     self.owed.insert(request.id.clone(), slot);
                 }
