@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Write as _};
 
-use anyhow::Context;
+use anyhow::anyhow;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
@@ -23,7 +23,7 @@ const LOG_VAR: &str = "SKILLDECK_LOG";
 /// `info` and above (the catalog's warnings are printed from the catalog).
 pub(crate) fn init() -> anyhow::Result<()> {
     let targets = match std::env::var(LOG_VAR) {
-        Ok(spec) => spec.parse::<Targets>().with_context(|| format!("${LOG_VAR}: cannot read {spec:?}"))?,
+        Ok(spec) => spec.parse::<Targets>().map_err(|error| anyhow!("${LOG_VAR}: cannot read {spec:?}: {error}"))?,
         Err(_) => Targets::new().with_target("skilldeck_mcp", Level::INFO),
     };
     let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).event_format(Line);

@@ -67,14 +67,14 @@ pub(crate) fn run(
     roots: &[PathBuf],
     profile: Option<AgentProfile>,
 ) -> anyhow::Result<ExitCode> {
+    // The server reports through `tracing`.
+    crate::log::init()?;
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
     let live = LiveCatalog::new(builder)?;
     for warning in live.snapshot().warnings() {
         eprintln!("warning: {warning}");
     }
-    // From here on the server reports through `tracing`.
-    crate::log::init()?;
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let server = SkillServer::new(live, Options { profile, page_size });
     let watch = Watch { roots: roots.to_vec(), store };

@@ -133,7 +133,9 @@ pub async fn serve_http(
 /// and serves each (HTTP/1.1) with the head deadline, until `shutdown`;
 /// then lets open ones finish, for [`SHUTDOWN_GRACE`] at most.
 async fn serve_connections(listener: TcpListener, app: Router, limits: HttpLimits, shutdown: impl Future<Output = ()>) {
-    let open = Arc::new(Semaphore::new(limits.max_connections));
+    // None would serve nothing; tokio's cap is far above any descriptor limit.
+    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let open = Arc::new(Semaphore::new(max));
     let (stopping, stop) = watch::channel(());
     let mut shutdown = pin!(shutdown);
     loop {
@@ -177,7 +179,7 @@ async fn serve_connections(listener: TcpListener, app: Router, limits: HttpLimit
         });
     }
     let _ = stopping.send(());
-    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(all)).await;
 }
 
