@@ -95,6 +95,21 @@ def test_slow_heads_are_closed_at_their_deadline_and_others_are_served(main_tree
             assert received == b"" or received.startswith(b"HTTP/1.1 408"), received
 
 
+def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) -> None:
+    with http_server(limited(main_tree, header_timeout=2)) as server:
+        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {TOKEN}\r\n".encode()
+        start = time.monotonic()
+        sock = slow_socket(server, head[:1])
+        try:
+            for byte in head[1:12]:  # busy, but never done
+                time.sleep(0.3)
+                sock.sendall(bytes([byte]))
+        except OSError:
+            pass  # closed while sending: checked below
+        elapsed, _ = closed_after(sock, start, 6)
+        assert 1.5 <= elapsed <= 4, elapsed
+
+
 def test_connections_beyond_the_cap_wait_and_are_served(main_tree: Any) -> None:
     with http_server(limited(main_tree, max_connections=4, header_timeout=2)) as server:
         assert server.proc.pid
