@@ -1,7 +1,8 @@
 """Every wait has a deadline (issue 10, items 6 and 7).
 
-HTTP: a client has `--http-header-timeout` seconds to send a request's head and
-`--http-body-timeout` seconds for its body; at most `--http-max-connections` connections
+HTTP: a client has `--http-header-timeout` seconds to send a request's head,
+`--http-body-timeout` seconds for its body, and may leave what the server writes unread
+for `--http-write-timeout` seconds; at most `--http-max-connections` connections
 are served at once (more wait to be accepted), at most `--http-max-sessions` sessions
 live, and a session idle for `--http-session-idle` seconds is closed. The tests set the
 numbers low so that they take seconds, and count what the server holds.
@@ -108,6 +109,29 @@ def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) 
             pass  # closed while sending: checked below
         elapsed, _ = closed_after(sock, start, 6)
         assert 1.5 <= elapsed <= 4, elapsed
+
+
+def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_connections=1, write_timeout=2)) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        # Pipelined requests refused before any token is asked for (403), never read.
+        requests = b"GET /mcp HTTP/1.1\r\nHost: evil.example\r\n\r\n" * 100
+        start = time.monotonic()
+        closed = None
+        while closed is None and time.monotonic() - start < 10:
+            try:
+                sock.send(requests)
+            except BlockingIOError:
+                time.sleep(0.05)
+            except (ConnectionResetError, BrokenPipeError):
+                closed = time.monotonic() - start
+        sock.close()
+        assert closed is not None, "a client that reads nothing held its connection for 10 s"
+        assert closed < 6, closed
+        # Its slot, the only one, serves others again.
+        assert initialize(server).status_code == 200
 
 
 def test_connections_beyond_the_cap_wait_and_are_served(main_tree: Any) -> None:

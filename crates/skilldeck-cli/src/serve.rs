@@ -41,6 +41,9 @@ pub(crate) struct ServeArgs {
     /// Seconds an HTTP client has to send a request's body; then 408.
     #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_body_timeout: u64,
+    /// Seconds an HTTP client may leave a response unread before its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::WRITE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_write_timeout: u64,
     /// Seconds an HTTP session may go without a request before it is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::SESSION_IDLE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_session_idle: u64,
@@ -53,6 +56,7 @@ impl ServeArgs {
             max_connections: count(self.http_max_connections),
             header_timeout: Duration::from_secs(self.http_header_timeout),
             body_timeout: Duration::from_secs(self.http_body_timeout),
+            write_timeout: Duration::from_secs(self.http_write_timeout),
             max_sessions: count(self.http_max_sessions),
             session_idle: Duration::from_secs(self.http_session_idle),
         }

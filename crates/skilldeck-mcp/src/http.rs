@@ -5,7 +5,8 @@
 //!
 //! Every wait has a deadline and everything a client can open is counted
 //! ([`HttpLimits`]): connections, the time to send a request's head and its
-//! body, live sessions, and how long a session may sit idle.
+//! body, the time to read what is written, live sessions, and how long a
+//! session may sit idle.
 
 use std::future::Future;
 use std::io;
@@ -29,6 +30,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
+use tokio_io_timeout::TimeoutStream;
 
 use crate::server::{SkillServer, restore_result_type};
 use crate::wire::{Incoming, Rejection, classify};
@@ -54,6 +56,10 @@ pub struct HttpLimits {
     /// The time a client has to send a request's whole body once its head
     /// is in; past it the answer is `408` and the connection is closed.
     pub body_timeout: Duration,
+    /// The time a write to a client may wait for it to read: a connection
+    /// whose client stops reading (a response, a stream) for this long is
+    /// closed.
+    pub write_timeout: Duration,
     /// Sessions (`initialize` handshakes) alive at once; one more gets `503`.
     pub max_sessions: usize,
     /// A session with no request for this long is closed (its id then
@@ -68,6 +74,8 @@ impl HttpLimits {
     pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
     /// The default [`HttpLimits::body_timeout`].
     pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default [`HttpLimits::write_timeout`].
+    pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
     /// The default [`HttpLimits::max_sessions`] (a session costs about 140 KB).
     pub const MAX_SESSIONS: usize = 128;
     /// The default [`HttpLimits::session_idle`].
@@ -80,6 +88,7 @@ impl Default for HttpLimits {
             max_connections: Self::MAX_CONNECTIONS,
             header_timeout: Self::HEADER_TIMEOUT,
             body_timeout: Self::BODY_TIMEOUT,
+            write_timeout: Self::WRITE_TIMEOUT,
             max_sessions: Self::MAX_SESSIONS,
             session_idle: Self::SESSION_IDLE,
         }
@@ -130,8 +139,8 @@ pub async fn serve_http(
 }
 
 /// Accepts connections while fewer than `limits.max_connections` are open
-/// and serves each (HTTP/1.1) with the head deadline, until `shutdown`;
-/// then lets open ones finish, for [`SHUTDOWN_GRACE`] at most.
+/// and serves each (HTTP/1.1) with the head and write deadlines, until
+/// `shutdown`; then lets open ones finish, for [`SHUTDOWN_GRACE`] at most.
 async fn serve_connections(listener: TcpListener, app: Router, limits: HttpLimits, shutdown: impl Future<Output = ()>) {
     // None would serve nothing; tokio's cap is far above any descriptor limit.
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
@@ -162,13 +171,17 @@ async fn serve_connections(listener: TcpListener, app: Router, limits: HttpLimit
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::debug!("TCP_NODELAY not set: {error}");
         }
+        // No read deadline: a stream's connection reads nothing for as long
+        // as it lasts. The head and body deadlines bound what a client sends.
+        let mut tcp = TimeoutStream::new(tcp);
+        tcp.set_write_timeout(Some(limits.write_timeout));
         let service = TowerToHyperService::new(app.clone());
         let mut stop = stop.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
-            let mut connection = pin!(builder.serve_connection(TokioIo::new(tcp), service));
+            let mut connection = pin!(builder.serve_connection(TokioIo::new(Box::pin(tcp)), service));
             tokio::select! {
                 _served = connection.as_mut() => {}
                 _stopping = stop.changed() => {
