@@ -101,9 +101,14 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
 
     /// Keeps the slot of a message passed on until its answer: a request's
     /// until it is answered; a cancelled request gets no answer, so its slot
-    /// is given back on the cancellation.
+    /// is given back on the cancellation. A `subscriptions/listen` stream is
+    /// answered only when it ends, and what it sends meanwhile is a few
+    /// notifications per reload: it keeps no slot, or a client holding
+    /// [`MAX_PENDING_ANSWERS`] of them would never be read again.
     fn account(&mut self, message: &ClientJsonRpcMessage) {
         match message {
+            JsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::SubscriptionsListenRequest(_)) => {}
             JsonRpcMessage::Request(request) => {
                 // A reused id gives the earlier slot back: the cap is looser
                 // for such a client, and no slot is ever lost.
@@ -320,15 +325,16 @@ mod tests {
         assert!(written[0].get("id").is_none());
     }
 
-    fn pings(ids: std::ops::RangeInclusive<usize>) -> Vec<u8> {
-        ids.flat_map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").into_bytes()).collect()
-    }
+    const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}
+"#;
 
     #[tokio::test]
     async fn reading_stops_while_every_answer_is_owed() {
         let (out_write, _out_read) = tokio::io::duplex(1 << 20);
-        let mut input = pings(1..=MAX_PENDING_ANSWERS + 2);
-        input.splice(0..0, b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"0\"}}}\n".iter().copied());
+        let mut input = INITIALIZE.to_vec();
+        for id in 1..=MAX_PENDING_ANSWERS + 2 {
+            input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        }
         let input: &'static [u8] = Vec::leak(input);
         let (mut transport, _writer) = LineTransport::new(input, out_write);
         let patience = std::time::Duration::from_millis(200);
@@ -353,6 +359,21 @@ mod tests {
         let message: ClientJsonRpcMessage = serde_json::from_str(&cancelled).unwrap();
         transport.account(&message);
         assert!(tokio::time::timeout(patience, transport.receive()).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn listen_streams_keep_no_slot() {
+        let (out_write, _out_read) = tokio::io::duplex(1 << 20);
+        let mut input = INITIALIZE.to_vec();
+        let listen = r#""method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true}}}"#;
+        for id in 1..=MAX_PENDING_ANSWERS * 2 {
+            input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},{listen}\n").as_bytes());
+        }
+        let (mut transport, _writer) = LineTransport::new(&*Vec::leak(input), out_write);
+        let patience = std::time::Duration::from_millis(200);
+        for _ in 0..=MAX_PENDING_ANSWERS * 2 {
+            assert!(tokio::time::timeout(patience, transport.receive()).await.unwrap().is_some());
+        }
     }
 
     #[tokio::test]
