@@ -299,10 +299,13 @@ mod tests {
 
     #[test]
     fn a_method_rmcp_knows_but_this_server_does_not_serve_is_not_found() {
-        for method in ["resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel"] {
-            let line = format!(
-                r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{"uri":"skill://a/SKILL.md","level":"info"}}}}"#
-            );
+        for (method, params) in [
+            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("completion/complete", r#"{"ref":{"type":"ref/prompt","name":"a"},"argument":{"name":"x","value":""}}"#),
+            ("logging/setLevel", r#"{"level":"info"}"#),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
             let rejection = reject(line.as_bytes());
             assert_eq!(
                 (rejection.id, rejection.code, rejection.message),
