@@ -89,10 +89,10 @@ def test_slow_heads_are_closed_at_their_deadline_and_others_are_served(main_tree
         time.sleep(0.3)
         reply = initialize(server)
         assert reply.status_code == 200, reply.text
-        assert time.monotonic() - start < 1.5, "the authenticated client waited for the slow ones"
+        assert time.monotonic() - start < 1.9, "the authenticated client waited for the slow ones"
         for sock in slow:
             elapsed, received = closed_after(sock, start, 6)
-            assert 1.5 <= elapsed <= 4, elapsed
+            assert 1.5 <= elapsed <= 5, elapsed
             assert received == b"" or received.startswith(b"HTTP/1.1 408"), received
 
 
@@ -108,7 +108,7 @@ def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) 
         except OSError:
             pass  # closed while sending: checked below
         elapsed, _ = closed_after(sock, start, 6)
-        assert 1.5 <= elapsed <= 4, elapsed
+        assert 1.5 <= elapsed <= 5, elapsed
 
 
 def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: Any) -> None:
@@ -166,7 +166,7 @@ def test_a_slow_body_is_refused_at_its_deadline(main_tree: Any) -> None:
             sock.sendall(bytes([byte]))
             time.sleep(0.4)
         elapsed, received = closed_after(sock, start, 6)
-        assert 1.5 <= elapsed <= 4, elapsed
+        assert 1.5 <= elapsed <= 5, elapsed
         head_bytes, _, payload = received.partition(b"\r\n\r\n")
         assert head_bytes.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), received
         assert b"\r\nconnection: close\r\n" in head_bytes.lower() + b"\r\n", received
