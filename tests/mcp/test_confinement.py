@@ -156,7 +156,7 @@ async def test_one_size_limit_on_every_surface_that_returns_bytes(tmp_path: Path
                 assert len(text) < 1000
         stderr = "\n".join(server.stderr_lines)
     for name in ("huge", "stored", "data"):
-        assert f'skill "{name}" is not served over MCP' in stderr, stderr
+        assert f'skilldeck: warning: skill not served over MCP skill="{name}" reason=' in stderr, stderr
         assert "more than the 16777216 bytes (16 MiB) skilldeck serves" in stderr
 
 
@@ -182,6 +182,6 @@ async def test_a_line_break_in_a_name_stays_on_one_log_line(tmp_path: Path) -> N
         async with Client(server.url, extensions=[advertise(SKILLS_EXT)]) as client:
             assert len(await uris(client)) == 1
         lines = list(server.stderr_lines)
-    (line,) = [line for line in lines if "is not in skills/list" in line]
-    assert line.startswith('skilldeck: skill "two\\nlines\\u{1b}[31m" is not in skills/list'), line
+    (line,) = [line for line in lines if "not in skills/list" in line]
+    assert line.startswith('skilldeck: warning: skill not in skills/list skill="two\\nlines\\u{1b}[31m" reason='), line
     assert not any(line.startswith("lines") for line in lines), lines

@@ -26,6 +26,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
 mod list;
+mod log;
 mod serve;
 mod store;
 mod validate;
@@ -135,6 +136,9 @@ enum Command {
     /// Print a skill's properties (skills-ref read-properties) from the catalog.
     Show(validate::ShowArgs),
     /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
+    ///
+    /// Diagnostics go to stderr, one line each; $SKILLDECK_LOG chooses which (default
+    /// `skilldeck_mcp=info`; `debug`, `skilldeck_mcp=debug,rmcp=info`, ...).
     Serve(serve::ServeArgs),
     /// Read and change the authored skills of --store (shared, or --agent's).
     Store {

@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
-use skilldeck_mcp::{HttpOptions, Options, SkillServer, Watch};
+use skilldeck_mcp::{HttpLimits, HttpOptions, Options, SkillServer, Watch};
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
 const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
@@ -29,6 +29,38 @@ pub(crate) struct ServeArgs {
     /// Skills per skills/list and resources/list page.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     page_size: u64,
+    /// HTTP connections served at once; more wait to be accepted.
+    #[arg(long, value_name = "N", default_value_t = HttpLimits::MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    http_max_connections: u64,
+    /// HTTP sessions alive at once; one more `initialize` gets 503.
+    #[arg(long, value_name = "N", default_value_t = HttpLimits::MAX_SESSIONS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    http_max_sessions: u64,
+    /// Seconds an HTTP client has to send a request's head (idle connections close after it too).
+    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::HEADER_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_header_timeout: u64,
+    /// Seconds an HTTP client has to send a request's body; then 408.
+    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_body_timeout: u64,
+    /// Seconds an HTTP client may leave a response unread before its connection is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::WRITE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_write_timeout: u64,
+    /// Seconds an HTTP session may go without a request before it is closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::SESSION_IDLE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_session_idle: u64,
+}
+
+impl ServeArgs {
+    fn http_limits(&self) -> HttpLimits {
+        let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        HttpLimits {
+            max_connections: count(self.http_max_connections),
+            header_timeout: Duration::from_secs(self.http_header_timeout),
+            body_timeout: Duration::from_secs(self.http_body_timeout),
+            write_timeout: Duration::from_secs(self.http_write_timeout),
+            max_sessions: count(self.http_max_sessions),
+            session_idle: Duration::from_secs(self.http_session_idle),
+        }
+    }
 }
 
 /// Runs the server until stdin closes (stdio) or the process is interrupted (HTTP).
@@ -39,12 +71,13 @@ pub(crate) fn run(
     roots: &[PathBuf],
     profile: Option<AgentProfile>,
 ) -> anyhow::Result<ExitCode> {
+    // The server reports through `tracing`.
+    crate::log::init()?;
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
-    let http = args.http.as_deref().map(|addr| http_options(addr, token)).transpose()?;
+    let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
     let live = LiveCatalog::new(builder)?;
     crate::check_store(&live.snapshot())?;
     crate::warn_all(live.snapshot().warnings());
-    log_to_stderr();
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let server = SkillServer::new(live, Options { profile, page_size });
     let watch = Watch { roots: roots.to_vec(), store };
@@ -71,20 +104,8 @@ pub(crate) fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// From here on the server reports through `tracing`: its own events
-/// (`skilldeck_mcp`, such as the store going away and coming back) at `info`
-/// and above, one line each on stderr; the catalog's warnings were printed above.
-fn log_to_stderr() {
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-    let targets = tracing_subscriber::filter::Targets::new().with_target("skilldeck_mcp", tracing::Level::INFO);
-    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).without_time().with_target(false);
-    // Already set (a second serve in one process): keep the first.
-    let _ = tracing_subscriber::registry().with(layer).with(targets).try_init();
-}
-
 /// The listening address and token; binding beyond loopback needs a token.
-fn http_options(addr: &str, token: Option<String>) -> anyhow::Result<HttpOptions> {
+fn http_options(addr: &str, token: Option<String>, limits: HttpLimits) -> anyhow::Result<HttpOptions> {
     let addr = match addr.parse::<SocketAddr>() {
         Ok(addr) => addr,
         Err(_) => match addr.rsplit_once(':') {
@@ -98,21 +119,25 @@ fn http_options(addr: &str, token: Option<String>) -> anyhow::Result<HttpOptions
     if !addr.ip().is_loopback() && token.is_none() {
         bail!("--http {addr} listens beyond loopback: give a bearer token with --token or ${TOKEN_VAR}");
     }
-    Ok(HttpOptions { addr, token })
+    Ok(HttpOptions { addr, token, limits })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn http_options_default(addr: &str, token: Option<String>) -> anyhow::Result<HttpOptions> {
+        http_options(addr, token, HttpLimits::default())
+    }
+
     #[test]
     fn loopback_needs_no_token_and_anything_else_does() {
-        assert_eq!(http_options("127.0.0.1:0", None).unwrap().addr.to_string(), "127.0.0.1:0");
-        assert_eq!(http_options("localhost:8080", None).unwrap().addr.to_string(), "127.0.0.1:8080");
-        assert_eq!(http_options("[::1]:9", None).unwrap().addr.to_string(), "[::1]:9");
-        assert!(http_options("0.0.0.0:8080", None).is_err());
-        assert!(http_options("192.0.2.1:8080", None).is_err());
-        assert!(http_options("0.0.0.0:8080", Some("t".into())).is_ok());
-        assert!(http_options("nonsense", None).is_err());
+        assert_eq!(http_options_default("127.0.0.1:0", None).unwrap().addr.to_string(), "127.0.0.1:0");
+        assert_eq!(http_options_default("localhost:8080", None).unwrap().addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(http_options_default("[::1]:9", None).unwrap().addr.to_string(), "[::1]:9");
+        assert!(http_options_default("0.0.0.0:8080", None).is_err());
+        assert!(http_options_default("192.0.2.1:8080", None).is_err());
+        assert!(http_options_default("0.0.0.0:8080", Some("t".into())).is_ok());
+        assert!(http_options_default("nonsense", None).is_err());
     }
 }

@@ -1,12 +1,19 @@
 //! Streamable HTTP at `/mcp`: rmcp's service behind one guard that checks,
 //! in order, the `Host` and `Origin` headers (DNS rebinding: 403), the bearer
-//! token (401), and the body (size, JSON, shape: JSON-RPC errors), before
-//! rmcp sees the request.
+//! token (401), and the body (deadline, size, JSON, shape: JSON-RPC errors),
+//! before rmcp sees the request.
+//!
+//! Every wait has a deadline and everything a client can open is counted
+//! ([`HttpLimits`]): connections, the time to send a request's head and its
+//! body, the time to read what is written, live sessions, and how long a
+//! session may sit idle.
 
 use std::future::Future;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -14,11 +21,16 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use http_body_util::BodyExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+use tokio_io_timeout::TimeoutStream;
 
 use crate::server::{SkillServer, restore_result_type};
 use crate::wire::{Incoming, Rejection, classify};
@@ -27,6 +39,62 @@ use crate::wire::{Incoming, Rejection, classify};
 /// a name or a URI.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How a Streamable HTTP server bounds what clients hold. The defaults
+/// ([`HttpLimits::default`]) suit a server shared by a few hosts; every
+/// number can be raised for more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Connections served at once. Beyond it the server stops accepting:
+    /// new connections wait in the kernel's listen queue (holding no file
+    /// descriptor here) until one ends, which every deadline below bounds.
+    pub max_connections: usize,
+    /// The time a client has to send a request's head (its request line and
+    /// headers), from the connection's start or the end of its previous
+    /// response: a connection that sends no complete head within it, idle
+    /// keep-alive ones included, is closed.
+    pub header_timeout: Duration,
+    /// The time a client has to send a request's whole body once its head
+    /// is in; past it the answer is `408` and the connection is closed.
+    pub body_timeout: Duration,
+    /// The time a write to a client may wait for it to read: a connection
+    /// whose client stops reading (a response, a stream) for this long is
+    /// closed.
+    pub write_timeout: Duration,
+    /// Sessions (`initialize` handshakes) alive at once; one more gets `503`.
+    pub max_sessions: usize,
+    /// A session with no request for this long is closed (its id then
+    /// answers `404`, and a client starts a new one).
+    pub session_idle: Duration,
+}
+
+impl HttpLimits {
+    /// The default [`HttpLimits::max_connections`].
+    pub const MAX_CONNECTIONS: usize = 256;
+    /// The default [`HttpLimits::header_timeout`].
+    pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default [`HttpLimits::body_timeout`].
+    pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The default [`HttpLimits::write_timeout`].
+    pub const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The default [`HttpLimits::max_sessions`] (a session costs about 140 KB).
+    pub const MAX_SESSIONS: usize = 128;
+    /// The default [`HttpLimits::session_idle`].
+    pub const SESSION_IDLE: Duration = Duration::from_secs(120);
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_connections: Self::MAX_CONNECTIONS,
+            header_timeout: Self::HEADER_TIMEOUT,
+            body_timeout: Self::BODY_TIMEOUT,
+            write_timeout: Self::WRITE_TIMEOUT,
+            max_sessions: Self::MAX_SESSIONS,
+            session_idle: Self::SESSION_IDLE,
+        }
+    }
+}
+
 /// Where and how to listen.
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
@@ -34,11 +102,16 @@ pub struct HttpOptions {
     pub addr: SocketAddr,
     /// The bearer token every request must carry, if any.
     pub token: Option<String>,
+    /// What clients may hold, and for how long.
+    pub limits: HttpLimits,
 }
 
+/// How long a shutdown waits for open connections (streams included) to end.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until
-/// `shutdown` completes. Prints `skilldeck: listening on http://HOST:PORT/mcp`
-/// (the real port) on stderr once listening.
+/// `shutdown` completes. Logs `listening on http://HOST:PORT/mcp` (the real
+/// port) at `info` once listening.
 ///
 /// # Errors
 ///
@@ -48,24 +121,79 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(options.addr).await?;
+    let listener = TcpListener::bind(options.addr).await?;
     let local = listener.local_addr()?;
+    let limits = options.limits;
     // The guard checks Host and Origin itself (one policy, tested here), so
     // rmcp's own check, loopback names only, is turned off.
     let config = StreamableHttpServerConfig::default().disable_allowed_hosts().disable_allowed_origins();
-    let service =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
-    let guard = Arc::new(Guard::new(local, options.token));
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(limits.session_idle);
+    let sessions = Arc::new(sessions);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let guard = Arc::new(Guard::new(local, options.token).with_sessions(sessions, limits));
     let app = Router::new().route_service("/mcp", service).layer(middleware::from_fn_with_state(guard, check));
-    eprintln!("skilldeck: listening on http://{local}/mcp");
-    // Without TCP_NODELAY a reply's second write waits for the client's delayed
-    // ACK (Nagle): about 40 ms per request on a kept-alive connection.
-    let listener = listener.tap_io(|tcp| {
+    tracing::info!("listening on http://{local}/mcp");
+    serve_connections(listener, app, limits, shutdown).await;
+    Ok(())
+}
+
+/// Accepts connections while fewer than `limits.max_connections` are open
+/// and serves each (HTTP/1.1) with the head and write deadlines, until
+/// `shutdown`; then lets open ones finish, for [`SHUTDOWN_GRACE`] at most.
+async fn serve_connections(listener: TcpListener, app: Router, limits: HttpLimits, shutdown: impl Future<Output = ()>) {
+    // None would serve nothing; tokio's cap is far above any descriptor limit.
+    let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    let open = Arc::new(Semaphore::new(max));
+    let (stopping, stop) = watch::channel(());
+    let mut shutdown = pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = async {
+                let slot = open.clone().acquire_owned().await;
+                (slot, listener.accept().await)
+            } => accepted,
+        };
+        let (slot, tcp) = match accepted {
+            (Ok(slot), Ok((tcp, _peer))) => (slot, tcp),
+            (_, Err(error)) => {
+                // Out of descriptors or a connection reset before it was
+                // taken: wait a little rather than spin.
+                tracing::warn!(%error, "cannot accept a connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+            (Err(_closed), _) => break,
+        };
+        // Without TCP_NODELAY a reply's second write waits for the client's
+        // delayed ACK (Nagle): about 40 ms per request on a kept-alive connection.
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::debug!("TCP_NODELAY not set: {error}");
         }
-    });
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await
+        // No read deadline: a stream's connection reads nothing for as long
+        // as it lasts. The head and body deadlines bound what a client sends.
+        let mut tcp = TimeoutStream::new(tcp);
+        tcp.set_write_timeout(Some(limits.write_timeout));
+        let service = TowerToHyperService::new(app.clone());
+        let mut stop = stop.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
+            let mut connection = pin!(builder.serve_connection(TokioIo::new(Box::pin(tcp)), service));
+            tokio::select! {
+                _served = connection.as_mut() => {}
+                _stopping = stop.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _served = connection.await;
+                }
+            }
+        });
+    }
+    let _ = stopping.send(());
+    let all = u32::try_from(max).unwrap_or(u32::MAX);
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, open.acquire_many(all)).await;
 }
 
 /// The request policy of one listening address.
@@ -78,12 +206,29 @@ pub(crate) struct Guard {
     /// an `Origin` must match it.
     any_host: bool,
     token: Option<String>,
+    /// rmcp's sessions, counted against `limits.max_sessions`.
+    sessions: Arc<LocalSessionManager>,
+    /// Held while a session opens.
+    opening: tokio::sync::Mutex<()>,
+    limits: HttpLimits,
 }
 
 impl Guard {
     pub(crate) fn new(local: SocketAddr, token: Option<String>) -> Guard {
         let ip = local.ip();
-        Guard { bound: (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip), any_host: ip.is_unspecified(), token }
+        Guard {
+            bound: (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip),
+            any_host: ip.is_unspecified(),
+            token,
+            sessions: Arc::default(),
+            opening: tokio::sync::Mutex::default(),
+            limits: HttpLimits::default(),
+        }
+    }
+
+    /// The guard counting `sessions` against `limits`.
+    fn with_sessions(self, sessions: Arc<LocalSessionManager>, limits: HttpLimits) -> Guard {
+        Guard { sessions, limits, ..self }
     }
 
     fn host_allowed(&self, host: &str) -> bool {
@@ -160,15 +305,41 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     if let Err(response) = guard.check_token(request.headers()) {
         return *response;
     }
+    if request.method() == Method::DELETE {
+        // rmcp answers a session's end 202; clients take 200 or 204 as
+        // success (the Python SDK warns on 202), and there is no body.
+        let mut response = next.run(request).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        return response;
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-        return rejection(StatusCode::PAYLOAD_TOO_LARGE, &Rejection::too_large(MAX_BODY_BYTES));
+    let deadline = guard.limits.body_timeout;
+    let bytes = match tokio::time::timeout(deadline, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return rejection(StatusCode::PAYLOAD_TOO_LARGE, &Rejection::too_large(MAX_BODY_BYTES)),
+        Err(_elapsed) => {
+            // The rest of the body may never come: the connection goes too.
+            let mut response = rejection(StatusCode::REQUEST_TIMEOUT, &Rejection::too_slow(deadline));
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
     };
-    match classify(&bytes) {
-        Incoming::Message(_) => {}
+    let opening = match classify(&bytes) {
+        Incoming::Message(message) if starts_session(&message, &parts.headers) => {
+            // One session opens at a time, so the count is exact.
+            let opening = guard.opening.lock().await;
+            if guard.sessions.sessions.read().await.len() >= guard.limits.max_sessions {
+                let busy = Rejection::busy(request_id(&message), guard.limits.max_sessions);
+                return rejection(StatusCode::SERVICE_UNAVAILABLE, &busy);
+            }
+            Some(opening)
+        }
+        Incoming::Message(_) => None,
         Incoming::Reject(r) => {
             // A request rmcp would route gets its error in-band (200); one that
             // is not a request at all is a 400.
@@ -176,9 +347,26 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
             return rejection(status, &r);
         }
         Incoming::Ignore => return StatusCode::ACCEPTED.into_response(),
-    }
+    };
+    // rmcp has added the session to its map by the time it answers.
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    drop(opening);
     restore_in_stream(response)
+}
+
+/// Whether rmcp would open a session for this message: an `initialize`
+/// without a session id.
+fn starts_session(message: &ClientJsonRpcMessage, headers: &HeaderMap) -> bool {
+    let initialize =
+        matches!(message, ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_)));
+    initialize && !headers.contains_key("mcp-session-id")
+}
+
+fn request_id(message: &ClientJsonRpcMessage) -> Option<Value> {
+    match message {
+        ClientJsonRpcMessage::Request(request) => serde_json::to_value(&request.id).ok(),
+        _ => None,
+    }
 }
 
 fn rejection(status: StatusCode, rejection: &Rejection) -> Response {

@@ -50,14 +50,15 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use http::{HttpOptions, MAX_BODY_BYTES, serve_http};
+pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
 pub use live::{Live, Watch, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, Options, SkillServer, TTL_MS};
+pub use stdio::MAX_PENDING_ANSWERS;
 pub use wire::MAX_MESSAGE_BYTES;
 
 /// Serves `server` on this process's stdin and stdout until stdin closes.
-/// Stdout carries the protocol only; diagnostics go to stderr.
+/// Stdout carries the protocol only; diagnostics are `tracing` events.
 ///
 /// # Errors
 ///

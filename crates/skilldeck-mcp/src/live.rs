@@ -170,7 +170,7 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Opti
     let mut watcher = match watcher {
         Ok(watcher) => watcher,
         Err(error) => {
-            eprintln!("skilldeck: cannot watch the roots for changes: {error}");
+            tracing::warn!(%error, "cannot watch the roots for changes");
             return None;
         }
     };
@@ -179,7 +179,7 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Opti
         if root.is_dir()
             && let Err(error) = watcher.watch(&root, RecursiveMode::Recursive)
         {
-            eprintln!("skilldeck: cannot watch {} for changes: {error}", root.display());
+            tracing::warn!(root = ?root, %error, "cannot watch a root for changes");
         }
     }
     for parent in &parents {
@@ -249,8 +249,8 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
         };
         match tokio::task::spawn_blocking(reload).await {
             Ok(Ok(change)) => server.notify(change).await,
-            Ok(Err(error)) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
-            Err(error) => eprintln!("skilldeck: reload failed, still serving the previous catalog: {error}"),
+            Ok(Err(error)) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
+            Err(error) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
         }
     }
 }

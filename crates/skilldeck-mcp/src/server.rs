@@ -209,28 +209,26 @@ impl SkillServer {
         self.shared.peers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Prints, once each, why skills are left out.
+    /// Logs, once each, why skills are left out (of everything, or of
+    /// `skills/list` alone) and which of their files are not served.
     fn report(&self, generation: &Generation) {
         let mut reported = self.shared.reported.lock().unwrap_or_else(PoisonError::into_inner);
         let publication = &generation.publication;
-        let lines = publication
-            .left_out
+        let left_out = publication.left_out.iter().map(|(name, why)| (Unserved::Skill, name, why));
+        let unlisted = publication
+            .entries
             .iter()
-            .map(|(name, why)| format!("skilldeck: skill \"{name}\" is not served over MCP: {why}"))
-            .chain(publication.entries.iter().filter_map(|e| {
-                e.listing
-                    .as_ref()
-                    .err()
-                    .map(|why| format!("skilldeck: skill \"{}\" is not in skills/list: {why}", e.name))
-            }))
-            .chain(publication.entries.iter().flat_map(|e| {
-                e.refused.iter().map(|why| format!("skilldeck: a file of skill \"{}\" is not served: {why}", e.name))
-            }));
-        for line in lines {
-            // One line each, whatever a skill's name or path holds.
-            let line = skilldeck::escape_control(&line).into_owned();
-            if reported.insert(line.clone()) {
-                eprintln!("{line}");
+            .filter_map(|e| e.listing.as_ref().err().map(|why| (Unserved::FromList, &e.name, why)));
+        let refused =
+            publication.entries.iter().flat_map(|e| e.refused.iter().map(|why| (Unserved::File, &e.name, why)));
+        for (what, name, why) in left_out.chain(unlisted).chain(refused) {
+            if !reported.insert(format!("{what:?}\0{name}\0{why}")) {
+                continue;
+            }
+            match what {
+                Unserved::Skill => tracing::warn!(skill = name, reason = why, "skill not served over MCP"),
+                Unserved::FromList => tracing::warn!(skill = name, reason = why, "skill not in skills/list"),
+                Unserved::File => tracing::warn!(skill = name, reason = why, "file of a skill not served"),
             }
         }
     }
@@ -258,6 +256,17 @@ impl SkillServer {
     fn digests(&self) -> &DigestCache {
         &self.shared.digests
     }
+}
+
+/// What a diagnostic says is not served.
+#[derive(Clone, Copy, Debug)]
+enum Unserved {
+    /// The whole skill, on every surface.
+    Skill,
+    /// The skill, from `skills/list` only.
+    FromList,
+    /// One file of the skill (SPEC §11).
+    File,
 }
 
 /// The prompts of a generation, to tell whether their list changed.

@@ -6,20 +6,40 @@
 //! outgoing message (rmcp's and these errors) goes through one writer task
 //! in the order it was queued, so an error for a bad line always precedes the
 //! answer to the request after it.
+//!
+//! Backpressure: every request read (and every bad line) takes one of
+//! [`MAX_PENDING_ANSWERS`] slots, given back once its answer is written. With
+//! none free the transport reads nothing more, so a client that stops reading
+//! stdout stops the server reading stdin instead of growing its queue.
 
+use std::collections::HashMap;
 use std::io;
+use std::sync::Arc;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion, ResultType, ServerResult,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion, RequestId,
+    ResultType, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
 use crate::wire::{Incoming, MAX_MESSAGE_BYTES, Rejection, classify};
+
+/// The answers a stdio server owes at most (requests read, or bad lines,
+/// whose answer is not yet written). A client may pipeline more requests;
+/// they wait in its pipe. What the server holds for a client that does not
+/// read is at most this many answers.
+pub const MAX_PENDING_ANSWERS: usize = 16;
+
+/// One message for the writer, with the slot it frees once written.
+struct Outgoing {
+    bytes: Vec<u8>,
+    _slot: Option<OwnedSemaphorePermit>,
+}
 
 /// A JSON-RPC line transport for a server.
 pub(crate) struct LineTransport<R> {
@@ -33,7 +53,13 @@ pub(crate) struct LineTransport<R> {
     /// requests and ends the session on anything else, so other messages
     /// are dropped here.
     started: bool,
-    out: mpsc::UnboundedSender<Vec<u8>>,
+    out: mpsc::UnboundedSender<Outgoing>,
+    /// The [`MAX_PENDING_ANSWERS`] slots.
+    slots: Arc<Semaphore>,
+    /// The slot taken before the next line is read.
+    slot: Option<OwnedSemaphorePermit>,
+    /// The slots of requests passed on, by id, until their answer is sent.
+    owed: HashMap<RequestId, OwnedSemaphorePermit>,
 }
 
 impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
@@ -52,6 +78,9 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
             max: MAX_MESSAGE_BYTES,
             started: false,
             out,
+            slots: Arc::new(Semaphore::new(MAX_PENDING_ANSWERS)),
+            slot: None,
+            owed: HashMap::new(),
         };
         (transport, writer)
     }
@@ -63,10 +92,39 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
         self
     }
 
-    fn reject(&self, rejection: &Rejection) {
+    /// Queues the error for a bad line, with the slot taken to read it.
+    fn reject(&mut self, rejection: &Rejection) {
         let mut bytes = rejection.to_json().to_string().into_bytes();
         bytes.push(b'\n');
-        let _ = self.out.send(bytes);
+        let _ = self.out.send(Outgoing { bytes, _slot: self.slot.take() });
+    }
+
+    /// Keeps the slot of a message passed on until its answer: a request's
+    /// until it is answered; a cancelled request gets no answer, so its slot
+    /// is given back on the cancellation. A `subscriptions/listen` stream is
+    /// answered only when it ends, and what it sends meanwhile is a few
+    /// notifications per reload: it keeps no slot, or a client holding
+    /// [`MAX_PENDING_ANSWERS`] of them would never be read again.
+    fn account(&mut self, message: &ClientJsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::SubscriptionsListenRequest(_)) => {}
+            JsonRpcMessage::Request(request) => {
+                // A reused id gives the earlier slot back: the cap is looser
+                // for such a client, and no slot is ever lost.
+                if let Some(slot) = self.slot.take() {
+                    self.owed.insert(request.id.clone(), slot);
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.owed.remove(id);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Reads one line into `self.line`, never holding more than `self.max`
@@ -108,14 +166,15 @@ enum Line {
     Eof,
 }
 
-async fn write_all<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Vec<u8>>) {
+async fn write_all<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Outgoing>) {
     while let Some(first) = queue.recv().await {
-        if write.write_all(&first).await.is_err() {
+        if write.write_all(&first.bytes).await.is_err() {
             return;
         }
+        drop(first);
         // Write whatever else is queued before one flush.
         while let Ok(next) = queue.try_recv() {
-            if write.write_all(&next).await.is_err() {
+            if write.write_all(&next.bytes).await.is_err() {
                 return;
             }
         }
@@ -133,15 +192,28 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
         mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = io::Result<()>> + Send + 'static {
         restore_result_type(&mut item);
+        let answered = match &item {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        let slot = answered.and_then(|id| self.owed.remove(id));
         let queued = serde_json::to_vec(&item).map_err(io::Error::other).and_then(|mut bytes| {
             bytes.push(b'\n');
-            self.out.send(bytes).map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed"))
+            self.out
+                .send(Outgoing { bytes, _slot: slot })
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed"))
         });
         std::future::ready(queued)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if self.slot.is_none() {
+                // Nothing more is read until an answer is written. Cancel-safe:
+                // the slot is kept as soon as it is taken.
+                self.slot = Some(self.slots.clone().acquire_owned().await.ok()?);
+            }
             match self.read_line().await {
                 Ok(Line::Whole) => {}
                 Ok(Line::TooLong) => {
@@ -150,7 +222,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                 }
                 Ok(Line::Eof) => return None,
                 Err(error) => {
-                    eprintln!("skilldeck: cannot read stdin: {error}");
+                    tracing::warn!(%error, "cannot read stdin");
                     return None;
                 }
             }
@@ -168,6 +240,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                             _ => continue,
                         }
                     }
+                    self.account(&message);
                     return Some(*message);
                 }
                 Incoming::Reject(rejection) => self.reject(&rejection),
@@ -250,6 +323,57 @@ mod tests {
         assert_eq!(written.len(), 1);
         assert_eq!(written[0]["error"]["code"], -32600);
         assert!(written[0].get("id").is_none());
+    }
+
+    const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}
+"#;
+
+    #[tokio::test]
+    async fn reading_stops_while_every_answer_is_owed() {
+        let (out_write, _out_read) = tokio::io::duplex(1 << 20);
+        let mut input = INITIALIZE.to_vec();
+        for id in 1..=MAX_PENDING_ANSWERS + 2 {
+            input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n").as_bytes());
+        }
+        let input: &'static [u8] = Vec::leak(input);
+        let (mut transport, _writer) = LineTransport::new(input, out_write);
+        let patience = std::time::Duration::from_millis(200);
+        let mut ids = Vec::new();
+        for _ in 0..MAX_PENDING_ANSWERS {
+            match transport.receive().await {
+                Some(JsonRpcMessage::Request(request)) => ids.push(request.id),
+                other => panic!("not a request: {other:?}"),
+            }
+        }
+        assert!(tokio::time::timeout(patience, transport.receive()).await.is_err(), "read past the cap");
+        // One answer written: one more request is read.
+        let answer = JsonRpcMessage::response(ServerResult::empty(()), ids[0].clone());
+        transport.send(answer).await.unwrap();
+        assert!(tokio::time::timeout(patience, transport.receive()).await.unwrap().is_some());
+        assert!(tokio::time::timeout(patience, transport.receive()).await.is_err(), "read past the cap");
+        // A cancelled request is never answered: its slot comes back with the cancellation.
+        let cancelled = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{}}}}}",
+            ids[1]
+        );
+        let message: ClientJsonRpcMessage = serde_json::from_str(&cancelled).unwrap();
+        transport.account(&message);
+        assert!(tokio::time::timeout(patience, transport.receive()).await.unwrap().is_some());
+    }
+
+    #[tokio::test]
+    async fn listen_streams_keep_no_slot() {
+        let (out_write, _out_read) = tokio::io::duplex(1 << 20);
+        let mut input = INITIALIZE.to_vec();
+        let listen = r#""method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true}}}"#;
+        for id in 1..=MAX_PENDING_ANSWERS * 2 {
+            input.extend_from_slice(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},{listen}\n").as_bytes());
+        }
+        let (mut transport, _writer) = LineTransport::new(&*Vec::leak(input), out_write);
+        let patience = std::time::Duration::from_millis(200);
+        for _ in 0..=MAX_PENDING_ANSWERS * 2 {
+            assert!(tokio::time::timeout(patience, transport.receive()).await.unwrap().is_some());
+        }
     }
 
     #[tokio::test]

@@ -5,6 +5,8 @@
 //! HTTP (rmcp alone ignores unparsable stdio lines and answers HTTP ones with
 //! a bare 415).
 
+use std::time::Duration;
+
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, skill_name_from_uri};
 use serde_json::{Map, Value, json};
 
@@ -16,6 +18,8 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC: the method exists, its parameters do not fit it.
 pub(crate) const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC (implementation-defined server error): no room for another session.
+pub(crate) const SERVER_BUSY: i64 = -32000;
 
 /// The largest message either transport reads: far above any request this
 /// server answers (they carry a skill name or a URI), far below memory trouble.
@@ -59,6 +63,24 @@ impl Rejection {
     /// An oversized message: its id cannot be known without reading it.
     pub(crate) fn too_large(limit: usize) -> Rejection {
         Rejection { id: None, code: INVALID_REQUEST, message: format!("Invalid Request: message over {limit} bytes") }
+    }
+
+    /// A body that did not arrive within `deadline`.
+    pub(crate) fn too_slow(deadline: Duration) -> Rejection {
+        Rejection {
+            id: None,
+            code: INVALID_REQUEST,
+            message: format!("Invalid Request: body not received within {deadline:?}"),
+        }
+    }
+
+    /// An `initialize` refused because `max` sessions are open.
+    pub(crate) fn busy(id: Option<Value>, max: usize) -> Rejection {
+        Rejection {
+            id,
+            code: SERVER_BUSY,
+            message: format!("Server busy: {max} sessions are open, the most it keeps; try again later"),
+        }
     }
 
     /// Whether the error is about the request as a whole (its bytes or
@@ -136,11 +158,22 @@ pub(crate) fn classify(bytes: &[u8]) -> Incoming {
 /// as a custom request (answered "method not found"), and takes a cursor of
 /// any type as no cursor; both are `-32602` here. It also answers
 /// `skills/get` of a URI that is not a `SKILL.md` itself, in its own words;
-/// here it gets the same answer as any other unknown skill.
+/// here it gets the same answer as any other unknown skill. A method rmcp
+/// knows but this server does not serve (`resources/subscribe`,
+/// `completion/complete`, ...) rmcp answers with its bare name; here it gets
+/// the answer every unknown method gets.
 fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
     let JsonRpcMessage::Request(request) = &message else {
         return Incoming::Message(Box::new(message));
     };
+    let method = request.request.method();
+    if !SERVED.contains(&method) && !matches!(request.request, ClientRequest::CustomRequest(_)) {
+        return Incoming::Reject(Rejection {
+            id: serde_json::to_value(&request.id).ok(),
+            code: METHOD_NOT_FOUND,
+            message: format!("Method not found: {method}"),
+        });
+    }
     let invalid = |method: &str, why: &str| {
         Incoming::Reject(Rejection {
             id: serde_json::to_value(&request.id).ok(),
@@ -262,6 +295,23 @@ mod tests {
         // "method not found" whatever its params.
         let line = br#"{"jsonrpc":"2.0","id":9,"method":"resources/directory/read","params":{}}"#;
         assert!(matches!(classify(line), Incoming::Message(_)));
+    }
+
+    #[test]
+    fn a_method_rmcp_knows_but_this_server_does_not_serve_is_not_found() {
+        for (method, params) in [
+            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("completion/complete", r#"{"ref":{"type":"ref/prompt","name":"a"},"argument":{"name":"x","value":""}}"#),
+            ("logging/setLevel", r#"{"level":"info"}"#),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
+            let rejection = reject(line.as_bytes());
+            assert_eq!(
+                (rejection.id, rejection.code, rejection.message),
+                (Some(json!(4)), METHOD_NOT_FOUND, format!("Method not found: {method}"))
+            );
+        }
     }
 
     #[test]

@@ -505,7 +505,8 @@ impl CatalogBuilder {
         let before = current.zip(changed).map(|(catalog, changed)| (&catalog.inner.walks, changed));
         // Bodies are read later, under the roots as they resolve now (whether
         // a walk met a link is known only after it: here, assume it did).
-        let reads = Arc::new(Confinement::new(roots.iter().map(|(_, _, abs, id)| (abs.clone(), id.real.clone(), true))));
+        let reads =
+            Arc::new(Confinement::new(roots.iter().map(|(_, _, abs, id)| (abs.clone(), id.real.clone(), true))));
         for (i, root, absolute, identity) in roots {
             let earlier = before.and_then(|(walks, changed)| {
                 // A root path that leads to another directory now is a new root.

@@ -82,8 +82,9 @@ fn escape<'a>(s: &'a str, special: &[char]) -> Cow<'a, str> {
 }
 
 /// `s` safe to print on one line of a terminal or a log: control
-/// characters (C0, DEL, C1: escape sequences, line breaks) and the
-/// bidirectional overrides that reorder what a reader sees are written as
+/// characters (C0, DEL, C1: escape sequences, line breaks), the line and
+/// paragraph separators some viewers break at, and the bidirectional
+/// overrides that reorder what a reader sees are written as
 /// Rust escapes (`\u{1b}`, `\n`); everything else is kept. For text meant
 /// for people only: tool outputs and prompts keep their bytes.
 ///
@@ -92,7 +93,7 @@ fn escape<'a>(s: &'a str, special: &[char]) -> Cow<'a, str> {
 /// assert_eq!(skilldeck::escape_control("café"), "café");
 /// ```
 pub fn escape_control(s: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let unsafe_char = |c: char| c.is_control() || matches!(c, '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
     if !s.contains(unsafe_char) {
         return s.into();
     }

@@ -1,0 +1,294 @@
+"""Every wait has a deadline (issue 10, items 6 and 7).
+
+HTTP: a client has `--http-header-timeout` seconds to send a request's head,
+`--http-body-timeout` seconds for its body, and may leave what the server writes unread
+for `--http-write-timeout` seconds; at most `--http-max-connections` connections
+are served at once (more wait to be accepted), at most `--http-max-sessions` sessions
+live, and a session idle for `--http-session-idle` seconds is closed. The tests set the
+numbers low so that they take seconds, and count what the server holds.
+
+stdio: a client that stops reading stdout stops the server reading stdin; its memory
+stays bounded, and every answer arrives once the client reads again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from support import BIN, HTTP_ACCEPT, HttpServer, http_server, sse_or_json
+
+TOKEN = "deadline-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+INIT = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+HALF_A_REQUEST_LINE = b"POST /mcp HT"
+
+
+def limited(tree: Any, **limits: int) -> list[str]:
+    """`serve` flags for `tree` with a token and the given `--http-*` limits."""
+    args = [*tree.args, "--token", TOKEN]
+    for name, value in limits.items():
+        args += [f"--http-{name.replace('_', '-')}", str(value)]
+    return args
+
+
+def initialize(server: HttpServer, timeout: float = 10) -> httpx2.Response:
+    assert server.url is not None
+    return httpx2.post(server.url, content=json.dumps(INIT).encode(), headers={**HTTP_ACCEPT, **AUTH}, timeout=timeout)
+
+
+def slow_socket(server: HttpServer, data: bytes = HALF_A_REQUEST_LINE) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    sock.sendall(data)
+    return sock
+
+
+def closed_after(sock: socket.socket, start: float, limit: float) -> tuple[float, bytes]:
+    """Seconds from `start` until the server closes `sock` (waiting `limit` seconds at most),
+    and what it sent before closing."""
+    sock.settimeout(max(0.1, start + limit - time.monotonic()))
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        raise AssertionError(f"still open after {limit}s; received {received!r}") from None
+    finally:
+        sock.close()
+    return time.monotonic() - start, received
+
+
+def socket_count(pid: int) -> int:
+    fd_dir = Path(f"/proc/{pid}/fd")
+    count = 0
+    for fd in fd_dir.iterdir():
+        try:
+            count += os.readlink(fd).startswith("socket:")
+        except OSError:
+            pass
+    return count
+
+
+def test_slow_heads_are_closed_at_their_deadline_and_others_are_served(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_connections=4, header_timeout=2)) as server:
+        start = time.monotonic()
+        slow = [slow_socket(server) for _ in range(3)]
+        time.sleep(0.3)
+        reply = initialize(server)
+        assert reply.status_code == 200, reply.text
+        assert time.monotonic() - start < 1.9, "the authenticated client waited for the slow ones"
+        for sock in slow:
+            elapsed, received = closed_after(sock, start, 6)
+            assert 1.5 <= elapsed <= 5, elapsed
+            assert received == b"" or received.startswith(b"HTTP/1.1 408"), received
+
+
+def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) -> None:
+    with http_server(limited(main_tree, header_timeout=2)) as server:
+        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {TOKEN}\r\n".encode()
+        start = time.monotonic()
+        sock = slow_socket(server, head[:1])
+        try:
+            for byte in head[1:12]:  # busy, but never done
+                time.sleep(0.3)
+                sock.sendall(bytes([byte]))
+        except OSError:
+            pass  # closed while sending: checked below
+        elapsed, _ = closed_after(sock, start, 6)
+        assert 1.5 <= elapsed <= 5, elapsed
+
+
+def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_connections=1, write_timeout=2)) as server:
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        # Pipelined requests refused before any token is asked for (403), never read.
+        requests = b"GET /mcp HTTP/1.1\r\nHost: evil.example\r\n\r\n" * 100
+        start = time.monotonic()
+        closed = None
+        while closed is None and time.monotonic() - start < 10:
+            try:
+                sock.send(requests)
+            except BlockingIOError:
+                time.sleep(0.05)
+            except (ConnectionResetError, BrokenPipeError):
+                closed = time.monotonic() - start
+        sock.close()
+        assert closed is not None, "a client that reads nothing held its connection for 10 s"
+        assert closed < 6, closed
+        # Its slot, the only one, serves others again.
+        assert initialize(server).status_code == 200
+
+
+def test_connections_beyond_the_cap_wait_and_are_served(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_connections=4, header_timeout=2)) as server:
+        assert server.proc.pid
+        idle = socket_count(server.proc.pid)
+        start = time.monotonic()
+        slow = [slow_socket(server) for _ in range(10)]
+        time.sleep(0.5)
+        # Four are served; the rest wait in the listen queue, holding nothing here.
+        assert socket_count(server.proc.pid) <= idle + 4
+        reply = initialize(server, timeout=15)
+        assert reply.status_code == 200, reply.text
+        # Ten slow sockets in slots of four, two seconds each: three rounds at most.
+        assert time.monotonic() - start < 8
+        for sock in slow:
+            elapsed, _ = closed_after(sock, start, 10)
+            assert elapsed <= 8, elapsed
+
+
+def test_a_slow_body_is_refused_at_its_deadline(main_tree: Any) -> None:
+    with http_server(limited(main_tree, body_timeout=2)) as server:
+        body = json.dumps(INIT).encode()
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode()
+        start = time.monotonic()
+        sock = slow_socket(server, head)
+        for byte in body[:6]:  # one byte every 0.4 s: the body would take a minute
+            sock.sendall(bytes([byte]))
+            time.sleep(0.4)
+        elapsed, received = closed_after(sock, start, 6)
+        assert 1.5 <= elapsed <= 5, elapsed
+        head_bytes, _, payload = received.partition(b"\r\n\r\n")
+        assert head_bytes.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), received
+        assert b"\r\nconnection: close\r\n" in head_bytes.lower() + b"\r\n", received
+        assert payload == (
+            b'{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request: body not received within 2s"}}'
+        )
+        assert initialize(server).status_code == 200
+
+
+def session_of(reply: httpx2.Response) -> str:
+    assert reply.status_code == 200, (reply.status_code, reply.text)
+    session = reply.headers.get("mcp-session-id")
+    assert session
+    return session
+
+
+def ping(server: HttpServer, session: str) -> httpx2.Response:
+    assert server.url is not None
+    headers = {**HTTP_ACCEPT, **AUTH, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+    message = {"jsonrpc": "2.0", "id": 9, "method": "ping"}
+    return httpx2.post(server.url, content=json.dumps(message).encode(), headers=headers, timeout=10)
+
+
+def test_sessions_beyond_the_cap_get_503(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_sessions=2)) as server:
+        assert server.url is not None
+        first, _second = session_of(initialize(server)), session_of(initialize(server))
+        busy = initialize(server)
+        assert busy.status_code == 503
+        assert busy.headers["content-type"] == "application/json"
+        assert busy.content == (
+            b'{"jsonrpc":"2.0","id":1,"error":{"code":-32000,'
+            b'"message":"Server busy: 2 sessions are open, the most it keeps; try again later"}}'
+        )
+        # Existing sessions are served; one that ends makes room.
+        assert [m.get("result") for m in sse_or_json(ping(server, first))] == [{}]
+        headers = {**AUTH, "Mcp-Session-Id": first, "MCP-Protocol-Version": "2025-11-25"}
+        assert httpx2.delete(server.url, headers=headers, timeout=10).status_code == 204
+        session_of(initialize(server))
+
+
+def test_concurrent_initializes_never_pass_the_cap(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_sessions=3)) as server:
+        replies: list[int] = []
+        together = threading.Barrier(24)
+
+        def initialize_together() -> None:
+            together.wait(10)
+            replies.append(initialize(server).status_code)
+
+        threads = [threading.Thread(target=initialize_together) for _ in range(24)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(20)
+        assert sorted(replies) == [200] * 3 + [503] * 21
+
+
+def test_idle_sessions_expire(main_tree: Any) -> None:
+    with http_server(limited(main_tree, max_sessions=1, session_idle=1)) as server:
+        session = session_of(initialize(server))
+        assert [m.get("result") for m in sse_or_json(ping(server, session))] == [{}]
+        time.sleep(2.5)
+        assert ping(server, session).status_code == 404
+        # The expired session no longer counts against the cap.
+        session_of(initialize(server))
+
+
+def vm_rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_a_stdio_client_that_stops_reading_stops_the_server_reading(tmp_path: Path) -> None:
+    skill = tmp_path / "skills" / "big"
+    skill.mkdir(parents=True)
+    body = ("All work and no play makes a large skill. " * 25 + "\n") * 1000  # about 1 MB
+    (skill / "SKILL.md").write_text(f"---\nname: big\ndescription: A 1 MB skill.\n---\n\n{body}")
+    calls = 400  # answered at once, 400 MB and more
+    proc = subprocess.Popen(
+        [str(BIN), "serve", "--root", str(tmp_path / "skills")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        init = dict(INIT, id=0)
+        proc.stdin.write(json.dumps(init).encode() + b"\n")
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 0
+        baseline = vm_rss_kib(proc.pid)
+
+        def pipeline() -> None:
+            assert proc.stdin is not None
+            for i in range(1, calls + 1):
+                call = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                        "params": {"name": "skill", "arguments": {"name": "big"}}}
+                # Padded to 1 KiB a line: 400 KiB of requests, far more than a pipe holds.
+                proc.stdin.write(json.dumps(call).encode().ljust(1024) + b"\n")
+            proc.stdin.flush()
+
+        writer = threading.Thread(target=pipeline, daemon=True)
+        writer.start()
+        peak = baseline
+        for _ in range(30):  # 6 s of not reading stdout
+            time.sleep(0.2)
+            peak = max(peak, vm_rss_kib(proc.pid))
+        assert writer.is_alive(), "the server read every request while its answers were unread"
+        assert peak - baseline < 150 * 1024, f"RSS grew by {(peak - baseline) // 1024} MiB"
+
+        seen: list[int] = []
+        while len(seen) < calls:
+            line = proc.stdout.readline()
+            assert line, f"stdout closed after {len(seen)} answers"
+            answer = json.loads(line)
+            assert answer["result"]["content"][0]["text"].count("All work") == 25 * 1000, answer["id"]
+            seen.append(answer["id"])
+        assert sorted(seen) == list(range(1, calls + 1))
+        writer.join(10)
+        assert not writer.is_alive()
+    finally:
+        proc.kill()
+        proc.wait()
