@@ -17,8 +17,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use foldhash::HashMap;
-use foldhash::HashMapExt;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::agent::AgentView;
 use crate::catalog::Catalog;
@@ -89,16 +88,24 @@ pub const BODY_INDEXED_BYTES: usize = 32 * 1024;
 /// it, the search returns no hits and says it abstained.
 pub const ABSTAIN_BELOW: f64 = 0.3;
 
+/// How much of a query is read, in bytes (cut at a character boundary): a
+/// request is a sentence or two, and a pasted megabyte must not cost a
+/// megabyte of lookups.
+pub const MAX_QUERY_BYTES: usize = 4 * 1024;
+
 /// Words that say nothing about which skill a request needs: English
 /// function words and the phrases people wrap requests in. Dropped from
 /// queries only; documents keep them (a name like `how-to` still matches).
 const STOPWORDS: &[&str] = &[
     "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does",
-    "doing", "for", "from", "get", "give", "had", "has", "have", "hello", "help", "hey", "hi", "how", "i", "i'd",
-    "i'm", "if", "in", "into", "is", "it", "its", "just", "let", "like", "me", "my", "need", "of", "on", "or", "our",
-    "please", "some", "so", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up",
-    "us", "want", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
-    "your",
+    "doing", "for", "from", "get", "give", "had", "has", "have", "hello", "help", "hey", "hi", "how", "i", "if", "in",
+    "into", "is", "it", "its", "just", "let", "like", "me", "my", "need", "of", "on", "or", "our", "please", "some",
+    "so", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up", "us", "want", "was",
+    "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+    // Portuguese and Spanish (folded), the languages of Insika's stores.
+    "com", "como", "con", "da", "das", "de", "del", "do", "dos", "e", "el", "em", "en", "es", "esta", "eu", "la", "las",
+    "los", "meu", "mi", "minha", "na", "no", "o", "os", "para", "por", "qual", "que", "quero", "se", "um", "uma", "un",
+    "una", "y",
 ];
 
 /// The search index of one snapshot: every exposed skill, then every
@@ -197,28 +204,32 @@ impl SearchIndex {
 
         let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (doc, skill) in docs.iter().enumerate() {
-            names.entry(fold_text(skill.name()).into()).or_default().push(doc as u32);
+            names.entry(fold_text(skill.name().trim()).into()).or_default().push(doc as u32);
         }
         SearchIndex { docs, shared, agents, terms, postings, names }
     }
 
     /// Ranks the visible documents for `query`. `visible` gives a document's
-    /// place in the searcher's order, `None` when it may not be seen.
-    fn search<'c>(&'c self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> SearchResults<'c> {
-        let query = query.trim();
+    /// place in the searcher's order, `None` when it may not be seen. With
+    /// `abstain`, a weak best match returns nothing.
+    fn search<'c>(
+        &'c self,
+        query: &str,
+        limit: usize,
+        abstain: bool,
+        visible: impl Fn(u32) -> Option<u32>,
+    ) -> SearchResults<'c> {
+        let raw = query;
+        let query = prefix(query, MAX_QUERY_BYTES).trim();
         let folded = fold_text(query);
-        let mut terms: Vec<&str> = Vec::new();
-        for term in words(&folded) {
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
-        }
+        let mut seen = HashSet::new();
+        let terms: Vec<&str> = words(&folded).filter(|t| seen.insert(*t)).collect();
         let informative: Vec<&str> = terms.iter().copied().filter(|t| !STOPWORDS.contains(t)).collect();
         // A name with separators is also one token; a query naming it that way matches it.
         let wholes: Vec<&str> = folded
             .split(char::is_whitespace)
             .map(|w| w.trim_matches(|c: char| !is_word_char(c)))
-            .filter(|w| w.contains(|c: char| !is_word_char(c)) && !terms.contains(w))
+            .filter(|w| w.contains(|c: char| !is_word_char(c)) && seen.insert(w))
             .collect();
 
         let n = self.docs.len() as f64;
@@ -250,10 +261,8 @@ impl SearchIndex {
 
         // An exact name (as written, else folded) ranks first whatever the rest scores.
         let exact = |doc: u32| -> u8 {
-            match self.docs[doc as usize].name() {
-                name if name == query => 2,
-                _ => 1,
-            }
+            let name = self.docs[doc as usize].name();
+            if name == raw || name == query { 2 } else { 1 }
         };
         let mut named: Vec<(u8, u32)> = self
             .names
@@ -273,7 +282,7 @@ impl SearchIndex {
         ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| visible(a.1).cmp(&visible(b.1))));
 
         let best_other = ranked.first().map_or(0.0, |r| r.0);
-        if named.is_empty() && (perfect == 0.0 || best_other / perfect < ABSTAIN_BELOW) {
+        if abstain && named.is_empty() && (perfect == 0.0 || best_other / perfect < ABSTAIN_BELOW) {
             return SearchResults { hits: Vec::new(), abstained: true };
         }
         // Exact names keep their order above the rest, each a point above the next.
@@ -298,7 +307,7 @@ impl SearchIndex {
 
 /// Lowercase and accent-fold as Insika's triggers do; ASCII text (most of
 /// it) takes the fast path to the same result.
-fn fold_text(text: &str) -> String {
+pub(crate) fn fold_text(text: &str) -> String {
     match text.is_ascii() {
         true => text.to_ascii_lowercase(),
         false => fold(text),
@@ -381,7 +390,16 @@ impl Catalog {
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
         let index = self.search_index();
         let shared = index.shared as u32;
-        index.search(query, limit, |doc| (doc < shared).then_some(doc))
+        index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
+    }
+
+    /// The exposed skills best matching `query`, at most `limit`, never
+    /// abstaining: for suggestions, where a weak match beats none.
+    pub(crate) fn rank(&self, query: &str, limit: usize) -> Vec<&Skill> {
+        let index = self.search_index();
+        let shared = index.shared as u32;
+        let found = index.search(query, limit, false, |doc| (doc < shared).then_some(doc));
+        found.hits.into_iter().map(|hit| hit.skill).collect()
     }
 }
 
@@ -421,6 +439,6 @@ impl<'c> AgentView<'c> {
                 place[doc] = Some(at as u32);
             }
         }
-        index.search(query, limit, |doc| place[doc as usize])
+        index.search(query, limit, true, |doc| place[doc as usize])
     }
 }
