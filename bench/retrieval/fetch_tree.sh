@@ -5,7 +5,8 @@
 #   bench/retrieval/fetch_tree.sh DEST [--full]
 #
 #   DEST     an empty or missing directory; the tree lands in it
-#   --full   every file of the commit, not only the SKILL.md files (~420 MB)
+#   --full   every file of the commit, not only the SKILL.md files (~420 MB;
+#            a local mirror may lack its largest files, and then this fails)
 #
 # Sources, first that applies:
 #   SKILLS_MIRROR_GIT=DIR   a local git directory (bare or not) that holds the commit,
