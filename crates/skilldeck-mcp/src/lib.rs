@@ -57,6 +57,80 @@ pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, Options, SkillServer, T
 pub use stdio::MAX_PENDING_ANSWERS;
 pub use wire::MAX_MESSAGE_BYTES;
 
+/// Entry points to the crate-private parsers of outside bytes (`skill://`
+/// URIs, the first look at a wire message, the stdio line reader) for the
+/// cargo-fuzz targets in `fuzz/`. Built only with the `fuzzing` feature; not
+/// part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    use rmcp::model::JsonRpcMessage;
+    use rmcp::transport::Transport;
+    use tokio::io::{AsyncRead, AsyncReadExt};
+
+    use crate::stdio::LineTransport;
+    use crate::wire::{Incoming, classify as classify_message};
+
+    /// `skill://<name>`.
+    pub fn skill_base(name: &str) -> String {
+        crate::uri::skill_base(name)
+    }
+
+    /// `base` followed by the percent-encoded segments of `rel`.
+    pub fn file_uri(base: &str, rel: &[u8]) -> String {
+        crate::uri::file_uri(base, rel)
+    }
+
+    /// A resource URI's canonical form, or why it is refused.
+    pub fn canonical(uri: &str) -> Result<String, String> {
+        crate::uri::canonical(uri).map_err(|error| format!("{error:?}"))
+    }
+
+    /// What the first look makes of one message.
+    #[derive(Debug)]
+    pub enum Classified {
+        /// A request, handed to rmcp.
+        Request,
+        /// A notification or response, handed to rmcp.
+        Other,
+        /// Answered with this JSON-RPC error (one line, without its newline).
+        Rejected(String),
+        /// A notification that fits nothing: no answer.
+        Ignored,
+    }
+
+    /// Classifies one message (one stdio line without its line break).
+    pub fn classify(bytes: &[u8]) -> Classified {
+        match classify_message(bytes) {
+            Incoming::Message(message) if matches!(*message, JsonRpcMessage::Request(_)) => Classified::Request,
+            Incoming::Message(_) => Classified::Other,
+            Incoming::Reject(rejection) => Classified::Rejected(rejection.to_json().to_string()),
+            Incoming::Ignore => Classified::Ignored,
+        }
+    }
+
+    /// Reads `read` to its end with the stdio transport, lines capped at
+    /// `max` bytes: how many messages it handed on, and every byte it wrote
+    /// back. Needs a Tokio runtime.
+    pub async fn read_lines<R: AsyncRead + Unpin + Send + 'static>(read: R, max: usize) -> (usize, Vec<u8>) {
+        let (out_write, mut out_read) = tokio::io::duplex(64 * 1024);
+        let collected = tokio::spawn(async move {
+            let mut written = Vec::new();
+            let _ = out_read.read_to_end(&mut written).await;
+            written
+        });
+        let (transport, writer) = LineTransport::new(read, out_write);
+        let mut transport = transport.with_max(max);
+        let mut passed = 0;
+        while Transport::<rmcp::RoleServer>::receive(&mut transport).await.is_some() {
+            passed += 1;
+        }
+        drop(transport);
+        let _ = writer.await;
+        (passed, collected.await.unwrap_or_default())
+    }
+}
+
 /// Serves `server` on this process's stdin and stdout until stdin closes.
 /// Stdout carries the protocol only; diagnostics are `tracing` events.
 ///

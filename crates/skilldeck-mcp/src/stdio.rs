@@ -85,8 +85,8 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
         (transport, writer)
     }
 
-    /// Lowers the line cap (tests).
-    #[cfg(test)]
+    /// Lowers the line cap (tests and fuzzing).
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn with_max(mut self, max: usize) -> Self {
         self.max = max;
         self

@@ -9,7 +9,7 @@
 
 use indexmap::IndexMap;
 use serde_json::Value;
-use serde_saphyr::{Budget, NonFiniteFloatPolicy, Options, Spanned};
+use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
 use crate::text::js_trim;
 
@@ -136,6 +136,31 @@ pub(crate) fn yaml_options() -> Options {
     options
 }
 
+/// The file line and column (1-based, the column in characters) of a YAML
+/// location in `yaml`, whose first line is line `first_line` of the file.
+/// YAML also ends a line at a lone `\r`, the file only at `\n` (SPEC §3):
+/// the location is found in the text by YAML's lines and counted again by
+/// the file's, so a position never points past the frontmatter.
+pub(crate) fn file_position(yaml: &str, location: &Location, first_line: u64) -> (u64, u64) {
+    let bytes = yaml.as_bytes();
+    let (mut yaml_line, mut line_start) = (1, 0);
+    for (i, &b) in bytes.iter().enumerate() {
+        if yaml_line >= location.line() {
+            break;
+        }
+        if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+            (yaml_line, line_start) = (yaml_line + 1, i + 1);
+        }
+    }
+    let column = usize::try_from(location.column().saturating_sub(1)).unwrap_or(usize::MAX);
+    let within: usize =
+        yaml[line_start..].chars().take_while(|&c| c != '\n' && c != '\r').take(column).map(char::len_utf8).sum();
+    let before = &yaml[..line_start + within];
+    let line = first_line + before.matches('\n').count() as u64;
+    let column = before.rsplit('\n').next().unwrap_or_default().chars().count() as u64 + 1;
+    (line, column)
+}
+
 /// Parses the YAML of a frontmatter whose first line is line `first_line` of
 /// the file.
 pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Result<Head, HeadError> {
@@ -182,7 +207,7 @@ fn read_yaml(
     let (map, problem) = match parsed {
         Ok(map) => (map.unwrap_or_default(), None),
         Err(error) => {
-            let position = error.location().map(|l| (l.line() + first_line - 1, l.column()));
+            let position = error.location().map(|l| file_position(yaml, &l, first_line));
             let message = yaml_message(&error.to_string());
             // A document that parses but is not a mapping is not a refusal:
             // without a rescued name it is `missing-name`, as in toolnexus.
@@ -209,7 +234,7 @@ fn read_yaml(
                 Scalar::Collection if mode == FrontmatterMode::Lenient => {
                     wrong_shape.get_or_insert_with(|| YamlProblem {
                         message: format!("`{key}` is not a scalar"),
-                        position: Some((spanned.referenced.line() + first_line - 1, spanned.referenced.column())),
+                        position: Some(file_position(yaml, &spanned.referenced, first_line)),
                         refused: false,
                     });
                 }

@@ -306,3 +306,16 @@ proptest! {
         assert_plain_as_yaml(&yaml);
     }
 }
+
+#[test]
+fn positions_count_only_newlines_as_line_breaks() {
+    // YAML also breaks lines at a lone `\r`; the file's lines end at `\n`
+    // (SPEC §3), so the refusal is on file line 3, the last of the YAML.
+    let head = head("name: pdf\nx: y\r\r\r\rextra: [x\n");
+    let problem = head.recovered.expect("recovered");
+    assert_eq!(problem.position, Some((3, 16)), "{problem}");
+    let Err(HeadError::MissingName(Some(problem))) = parse("x: y\r\r\rname: [a]\n", 2, FrontmatterMode::Lenient) else {
+        panic!("a list is not a name");
+    };
+    assert_eq!(problem.position, Some((2, 14)), "{problem}");
+}

@@ -421,3 +421,15 @@ fn read_properties_keeps_the_authors_text() {
     let error = read_properties(dir.join("missing")).unwrap_err();
     assert_eq!(error.message, format!("SKILL.md not found in {}", dir.join("missing").display()));
 }
+
+#[test]
+fn positions_are_file_lines_even_after_a_lone_carriage_return() {
+    // YAML breaks lines at a lone `\r` too; a position must stay a line of
+    // the file, which ends lines at `\n` only.
+    let (_t, dir) = skill("cr", "---\nname: cr\ndescription: d\r\r\rextra: [x\n---\n");
+    let refused = found(&dir);
+    assert_eq!((refused[0].0, refused[0].3), (Check::InvalidYaml, Some((3, 25))), "{:?}", refused[0].2);
+    let (_t, dir) = skill("cr", "---\ndescription: d\r\r\rNAME: cr\nname: cr\n---\n");
+    let unexpected = found(&dir);
+    assert_eq!((unexpected[0].0, unexpected[0].3), (Check::UnexpectedFields, Some((2, 18))), "{:?}", unexpected[0].2);
+}

@@ -178,7 +178,7 @@ pub(super) struct ParsedFile<'a> {
 impl ParsedFile<'_> {
     /// A YAML location as a file line and column (the YAML starts on line 2).
     pub(super) fn position(&self, location: &serde_saphyr::Location) -> (u64, u64) {
-        (location.line() + 1, location.column())
+        frontmatter::file_position(self.yaml, location, 2)
     }
 }
 
@@ -213,7 +213,7 @@ pub(super) fn parse_file(text: &[u8], max_frontmatter: usize) -> Result<ParsedFi
         Ok(Some(map)) => Ok(map),
         Ok(None) => Err(Failure::new(Check::NotAMapping, "SKILL.md frontmatter must be a YAML mapping", None)),
         Err(error) => {
-            let position = error.location().map(|l| (l.line() + 1, l.column()));
+            let position = error.location().map(|l| frontmatter::file_position(yaml, &l, 2));
             let message = frontmatter::yaml_message(&error.to_string());
             if message.starts_with("expected mapping") {
                 Err(Failure::new(Check::NotAMapping, "SKILL.md frontmatter must be a YAML mapping", position))
