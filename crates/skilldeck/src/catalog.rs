@@ -12,6 +12,7 @@ use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walker};
 use crate::confine::Confinement;
 use crate::frontmatter::{FrontmatterMode, YamlProblem};
 use crate::read;
+use crate::search::SearchIndex;
 use crate::skill::{Origin, Skill, SkillData, SkillDef};
 use crate::store::{Record, SkillStore, StoreError};
 
@@ -966,6 +967,7 @@ impl Assembly {
                 sample_limit,
                 symlinks,
                 limits,
+                search: OnceLock::new(),
             }),
         }
     }
@@ -1014,6 +1016,8 @@ struct Inner {
     sample_limit: SampleLimit,
     symlinks: Symlinks,
     limits: Limits,
+    /// The search index, built on the first search and shared by every clone.
+    search: OnceLock<SearchIndex>,
 }
 
 impl Catalog {
@@ -1117,6 +1121,22 @@ impl Catalog {
         let mut walk = self.walker(dir).files(|_| true);
         walk.files.sort_by(|a, b| a.rel_bytes().cmp(b.rel_bytes()));
         walk
+    }
+
+    /// The search index of this snapshot, built on first use.
+    pub(crate) fn search_index(&self) -> &SearchIndex {
+        self.inner.search.get_or_init(|| SearchIndex::build(self))
+    }
+
+    /// Every agent's records, by agent id.
+    pub(crate) fn agents(&self) -> impl Iterator<Item = (&str, &[Skill])> {
+        self.inner.agents.iter().map(|(agent, records)| (agent.as_str(), records.as_slice()))
+    }
+
+    /// The place of the exposed skill `name` among the exposed skills.
+    pub(crate) fn exposed_position(&self, name: &str) -> Option<usize> {
+        let &i = self.inner.by_name.get(name)?;
+        self.inner.exposed.binary_search(&i).ok()
     }
 
     /// The walker for sampling a skill directory, with this catalog's policy.

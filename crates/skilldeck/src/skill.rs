@@ -1,6 +1,7 @@
 //! The data model: a [`Skill`], where it came from ([`Origin`]), and the
 //! definition of a skill supplied as data ([`SkillDef`]).
 
+use std::borrow::Cow;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -154,6 +155,23 @@ impl Skill {
         let confinement = self.data.confinement.as_deref().cloned().unwrap_or_default();
         let body = read::body(skill_md, &confinement)?;
         Ok(self.data.body.get_or_init(|| body))
+    }
+
+    /// The body for one reading (the search index): a body already held is
+    /// borrowed; a disk body is read under the confinement and not kept, so
+    /// indexing leaves the catalog holding no bodies of files.
+    pub(crate) fn body_transient(&self) -> io::Result<Cow<'_, str>> {
+        if let Some(body) = self.data.body.get() {
+            return Ok(Cow::Borrowed(body));
+        }
+        let Origin::Fs { skill_md, .. } = &self.data.origin else {
+            return Ok(Cow::Borrowed(""));
+        };
+        let body = match self.data.confinement.as_deref() {
+            Some(confinement) => read::body(skill_md, confinement)?,
+            None => read::body(skill_md, &Confinement::default())?,
+        };
+        Ok(Cow::Owned(body))
     }
 
     /// Whether the body can be served now. One that cannot be read (the file

@@ -123,7 +123,7 @@ pub(crate) fn fold(s: &str) -> String {
 }
 
 /// Onigmo's `[[:alnum:]]` in Unicode mode: a letter, a mark or a decimal digit.
-fn is_word_char(c: char) -> bool {
+pub(crate) fn is_word_char(c: char) -> bool {
     use GeneralCategory as G;
     matches!(
         get_general_category(c),

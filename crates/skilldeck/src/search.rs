@@ -1,0 +1,426 @@
+//! Search: ranked retrieval over one snapshot's skills (SPEC §13), so that a
+//! skill a level-1 budget leaves out is still reachable.
+//!
+//! The method is BM25F: each skill is one document with four fields (name,
+//! description, triggers, body), each field's term frequencies normalised by
+//! its own length and weighted before one saturation. Tokens are Insika's
+//! fold (NFD, marks out, lowercase) split at every character that is not a
+//! word character; a name with separators is also kept whole, and a query
+//! equal to a name ranks that skill first. A query whose best match covers
+//! too little of what the query says is refused (abstention) rather than
+//! answered with unrelated skills.
+//!
+//! The index is built once per snapshot, on first use, and shared by every
+//! reader of the snapshot; a catalog nobody searches never builds it.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use foldhash::HashMap;
+use foldhash::HashMapExt;
+
+use crate::agent::AgentView;
+use crate::catalog::Catalog;
+use crate::skill::{Origin, Skill};
+use crate::text::{fold, is_word_char};
+
+/// What a search found: the ranked hits, or none and `abstained` when
+/// nothing matched the query well enough (an empty query included).
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::{Catalog, SkillDef};
+///
+/// let catalog = Catalog::builder()
+///     .skill(SkillDef::new("pdf-forms").description("Fill in and flatten PDF forms.").content("Use pdftk."))
+///     .skill(SkillDef::new("release").description("Cut a release of the project.").content("1. Bump."))
+///     .build()?;
+/// let found = catalog.search("fill a pdf form", 10);
+/// assert!(!found.abstained);
+/// assert_eq!(found.hits[0].skill.name(), "pdf-forms");
+/// assert!(catalog.search("what is the weather in Lisbon", 10).abstained);
+/// # Ok::<(), skilldeck::BuildError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SearchResults<'c> {
+    /// The hits, best first; ties in catalog order.
+    pub hits: Vec<Hit<'c>>,
+    /// Whether `hits` is empty because nothing matched well enough.
+    pub abstained: bool,
+}
+
+/// One ranked skill.
+#[derive(Debug, Clone)]
+pub struct Hit<'c> {
+    /// The skill.
+    pub skill: &'c Skill,
+    /// How well it matches: higher is better; comparable within one search.
+    pub score: f64,
+}
+
+/// The fields of a skill document, in this order everywhere.
+const FIELDS: usize = 4;
+const NAME: usize = 0;
+const DESCRIPTION: usize = 1;
+const TRIGGERS: usize = 2;
+const BODY: usize = 3;
+
+/// BM25F field weights: name, description, triggers, body. A term in the
+/// name says most about what the skill is for; the body is long and says
+/// much that is incidental.
+pub const FIELD_WEIGHTS: [f32; FIELDS] = [3.0, 2.0, 2.0, 0.4];
+
+/// BM25F length normalisation per field (`b`): names are all short, so
+/// their length says little.
+pub const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
+
+/// BM25 term-frequency saturation (`k1`).
+pub const K1: f32 = 1.2;
+
+/// How much of a body is indexed, in bytes (cut at a character boundary):
+/// the start of a body says what it is about, and a 16 MiB body must not
+/// cost 16 MiB of postings.
+pub const BODY_INDEXED_BYTES: usize = 32 * 1024;
+
+/// The abstention threshold: the best hit's score over the score a perfect
+/// match of every informative query term would get (each term's IDF). Below
+/// it, the search returns no hits and says it abstained.
+pub const ABSTAIN_BELOW: f64 = 0.3;
+
+/// Words that say nothing about which skill a request needs: English
+/// function words and the phrases people wrap requests in. Dropped from
+/// queries only; documents keep them (a name like `how-to` still matches).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does",
+    "doing", "for", "from", "get", "give", "had", "has", "have", "hello", "help", "hey", "hi", "how", "i", "i'd",
+    "i'm", "if", "in", "into", "is", "it", "its", "just", "let", "like", "me", "my", "need", "of", "on", "or", "our",
+    "please", "some", "so", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up",
+    "us", "want", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
+    "your",
+];
+
+/// The search index of one snapshot: every exposed skill, then every
+/// agent's own records (agent by agent, each by key), as documents.
+pub(crate) struct SearchIndex {
+    /// The documents; `docs[..shared]` are the catalog's exposed skills in
+    /// catalog order.
+    docs: Vec<Skill>,
+    shared: usize,
+    /// The first document of each agent's records.
+    agents: BTreeMap<String, usize>,
+    /// Term to its postings' range in `postings`.
+    terms: HashMap<Box<str>, (u32, u32)>,
+    /// Every term's postings, one run per term, by document.
+    postings: Vec<Posting>,
+    /// Folded name to its documents (names differing only in case or accents
+    /// fold together).
+    names: HashMap<Box<str>, Vec<u32>>,
+}
+
+/// One document's BM25F pseudo-frequency for one term: the weighted,
+/// length-normalised frequencies of its fields, summed. It does not depend
+/// on the query, so it is computed once.
+#[derive(Clone, Copy, Debug)]
+struct Posting {
+    doc: u32,
+    weight: f32,
+}
+
+impl fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("docs", &self.docs.len())
+            .field("terms", &self.terms.len())
+            .field("postings", &self.postings.len())
+            .finish()
+    }
+}
+
+/// One document's term counts per field, and each field's length in tokens.
+struct Analyzed {
+    counts: HashMap<Box<str>, [u16; FIELDS]>,
+    lengths: [u32; FIELDS],
+}
+
+impl SearchIndex {
+    /// Indexes `catalog`: its exposed skills, then every agent's records.
+    /// Documents are analysed in parallel; bodies are read and dropped.
+    pub(crate) fn build(catalog: &Catalog) -> SearchIndex {
+        let mut docs: Vec<Skill> = catalog.skills().cloned().collect();
+        let shared = docs.len();
+        let mut agents = BTreeMap::new();
+        for (agent, records) in catalog.agents() {
+            agents.insert(agent.to_owned(), docs.len());
+            docs.extend(records.iter().cloned());
+        }
+        let analyzed = skilldeck_walk::parallel_map(&docs, analyze);
+
+        let mut average = [0f32; FIELDS];
+        for doc in &analyzed {
+            for (sum, &len) in average.iter_mut().zip(&doc.lengths) {
+                *sum += len as f32;
+            }
+        }
+        for sum in &mut average {
+            *sum = (*sum / docs.len().max(1) as f32).max(1.0);
+        }
+
+        let mut ids: HashMap<Box<str>, u32> = HashMap::new();
+        let mut runs: Vec<Vec<Posting>> = Vec::new();
+        for (doc, analyzed) in analyzed.into_iter().enumerate() {
+            let norms: [f32; FIELDS] = std::array::from_fn(|f| {
+                FIELD_WEIGHTS[f] / (1.0 - FIELD_B[f] + FIELD_B[f] * analyzed.lengths[f] as f32 / average[f])
+            });
+            // Terms in a fixed order, so postings (and float sums) are the same every build.
+            let mut counts: Vec<_> = analyzed.counts.into_iter().collect();
+            counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (term, tf) in counts {
+                let weight: f32 = tf.iter().zip(&norms).map(|(&n, norm)| f32::from(n) * norm).sum();
+                let next = runs.len() as u32;
+                let id = *ids.entry(term).or_insert(next);
+                if id == next {
+                    runs.push(Vec::new());
+                }
+                runs[id as usize].push(Posting { doc: doc as u32, weight });
+            }
+        }
+        let mut postings = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+        let mut ranges = Vec::with_capacity(runs.len());
+        for run in runs {
+            let start = postings.len() as u32;
+            postings.extend(run);
+            ranges.push((start, postings.len() as u32));
+        }
+        let terms = ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
+
+        let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
+        for (doc, skill) in docs.iter().enumerate() {
+            names.entry(fold_text(skill.name()).into()).or_default().push(doc as u32);
+        }
+        SearchIndex { docs, shared, agents, terms, postings, names }
+    }
+
+    /// Ranks the visible documents for `query`. `visible` gives a document's
+    /// place in the searcher's order, `None` when it may not be seen.
+    fn search<'c>(&'c self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> SearchResults<'c> {
+        let query = query.trim();
+        let folded = fold_text(query);
+        let mut terms: Vec<&str> = Vec::new();
+        for term in words(&folded) {
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
+        }
+        let informative: Vec<&str> = terms.iter().copied().filter(|t| !STOPWORDS.contains(t)).collect();
+        // A name with separators is also one token; a query naming it that way matches it.
+        let wholes: Vec<&str> = folded
+            .split(char::is_whitespace)
+            .map(|w| w.trim_matches(|c: char| !is_word_char(c)))
+            .filter(|w| w.contains(|c: char| !is_word_char(c)) && !terms.contains(w))
+            .collect();
+
+        let n = self.docs.len() as f64;
+        let idf = |df: usize| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
+        let mut scores: Vec<f64> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        let mut perfect = 0.0;
+        for (term, counts) in informative.iter().map(|t| (t, true)).chain(wholes.iter().map(|t| (t, false))) {
+            let run = self.terms.get(*term).map_or(&[][..], |&(s, e)| &self.postings[s as usize..e as usize]);
+            let idf = idf(run.len());
+            if counts {
+                perfect += idf;
+            }
+            for posting in run {
+                if visible(posting.doc).is_none() {
+                    continue;
+                }
+                if scores.is_empty() {
+                    scores = vec![0.0; self.docs.len()];
+                }
+                let score = &mut scores[posting.doc as usize];
+                if *score == 0.0 {
+                    touched.push(posting.doc);
+                }
+                let w = f64::from(posting.weight);
+                *score += idf * w / (f64::from(K1) + w);
+            }
+        }
+
+        // An exact name (as written, else folded) ranks first whatever the rest scores.
+        let exact = |doc: u32| -> u8 {
+            match self.docs[doc as usize].name() {
+                name if name == query => 2,
+                _ => 1,
+            }
+        };
+        let mut named: Vec<(u8, u32)> = self
+            .names
+            .get(folded.as_str())
+            .into_iter()
+            .flatten()
+            .filter(|&&doc| visible(doc).is_some())
+            .map(|&doc| (exact(doc), doc))
+            .collect();
+        named.sort_by_key(|&(rank, doc)| (std::cmp::Reverse(rank), visible(doc)));
+
+        let mut ranked: Vec<(f64, u32)> = touched
+            .iter()
+            .filter(|doc| named.iter().all(|(_, d)| d != *doc))
+            .map(|&doc| (scores[doc as usize], doc))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| visible(a.1).cmp(&visible(b.1))));
+
+        let best_other = ranked.first().map_or(0.0, |r| r.0);
+        if named.is_empty() && (perfect == 0.0 || best_other / perfect < ABSTAIN_BELOW) {
+            return SearchResults { hits: Vec::new(), abstained: true };
+        }
+        // Exact names keep their order above the rest, each a point above the next.
+        let mut hits: Vec<Hit<'c>> = Vec::with_capacity(limit.min(named.len() + ranked.len()));
+        let mut floor = best_other;
+        let mut lifted: Vec<(f64, u32)> = named
+            .iter()
+            .rev()
+            .map(|&(_, doc)| {
+                let own = scores.get(doc as usize).copied().unwrap_or(0.0);
+                floor = own.max(floor + 1.0);
+                (floor, doc)
+            })
+            .collect();
+        lifted.reverse();
+        for (score, doc) in lifted.into_iter().chain(ranked).take(limit) {
+            hits.push(Hit { skill: &self.docs[doc as usize], score });
+        }
+        SearchResults { hits, abstained: false }
+    }
+}
+
+/// Lowercase and accent-fold as Insika's triggers do; ASCII text (most of
+/// it) takes the fast path to the same result.
+fn fold_text(text: &str) -> String {
+    match text.is_ascii() {
+        true => text.to_ascii_lowercase(),
+        false => fold(text),
+    }
+}
+
+/// The tokens of folded text: runs of word characters.
+fn words(folded: &str) -> impl Iterator<Item = &str> {
+    folded.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+}
+
+/// One skill's term counts per field. A body that cannot be read
+/// contributes nothing.
+fn analyze(skill: &Skill) -> Analyzed {
+    let mut analyzed = Analyzed { counts: HashMap::new(), lengths: [0; FIELDS] };
+    let name = analyzed.add(NAME, skill.name());
+    if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
+        analyzed.count(name.into(), NAME);
+    }
+    analyzed.add(DESCRIPTION, skill.description().unwrap_or_default());
+    for trigger in skill.triggers() {
+        analyzed.add(TRIGGERS, trigger);
+    }
+    let body = skill.body_transient().unwrap_or(Cow::Borrowed(""));
+    analyzed.add(BODY, prefix(&body, BODY_INDEXED_BYTES));
+    analyzed
+}
+
+impl Analyzed {
+    /// Counts the words of `text` in `field`; returns the folded text.
+    fn add(&mut self, field: usize, text: &str) -> String {
+        let folded = fold_text(text);
+        for word in words(&folded) {
+            self.lengths[field] += 1;
+            match self.counts.get_mut(word) {
+                Some(counts) => counts[field] = counts[field].saturating_add(1),
+                None => self.count(word.into(), field),
+            }
+        }
+        folded
+    }
+
+    fn count(&mut self, term: Box<str>, field: usize) {
+        let count = &mut self.counts.entry(term).or_insert([0; FIELDS])[field];
+        *count = count.saturating_add(1);
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
+fn prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+impl Catalog {
+    /// Ranks the exposed skills for `query` (name, description, triggers and
+    /// body, BM25F), best first, at most `limit`; abstains when nothing
+    /// matches well. The index is built on the first search of a snapshot
+    /// and shared by every clone of it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, SkillDef};
+    ///
+    /// let catalog = Catalog::builder()
+    ///     .skill(SkillDef::new("pdf").description("Read PDF files."))
+    ///     .skill(SkillDef::new("pdf-forms").description("Fill PDF forms."))
+    ///     .build()?;
+    /// assert_eq!(catalog.search("pdf", 1).hits[0].skill.name(), "pdf");
+    /// assert_eq!(catalog.search("", 10).abstained, true);
+    /// # Ok::<(), skilldeck::BuildError>(())
+    /// ```
+    pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
+        let index = self.search_index();
+        let shared = index.shared as u32;
+        index.search(query, limit, |doc| (doc < shared).then_some(doc))
+    }
+}
+
+impl<'c> AgentView<'c> {
+    /// Ranks the skills this agent may use ([`effective`](AgentView::effective))
+    /// for `query`, as [`Catalog::search`] does; ties in the view's order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::{AgentProfile, Catalog, SkillDef};
+    ///
+    /// let catalog = Catalog::builder()
+    ///     .skill(SkillDef::new("refunds").description("Refund an order."))
+    ///     .skill(SkillDef::new("refund-audit").description("Audit refunds."))
+    ///     .build()?;
+    /// let profile = AgentProfile::new("support").allow(["refunds"]);
+    /// let found = catalog.view(&profile).search("refunds", 10);
+    /// assert_eq!(found.hits.iter().map(|h| h.skill.name()).collect::<Vec<_>>(), ["refunds"]);
+    /// # Ok::<(), skilldeck::BuildError>(())
+    /// ```
+    pub fn search(&self, query: &str, limit: usize) -> SearchResults<'c> {
+        let catalog = self.catalog();
+        let index = catalog.search_index();
+        let profile = self.profile();
+        let own_start = index.agents.get(&profile.id).copied();
+        let own = catalog.agent_skills(&profile.id);
+        let mut place: Vec<Option<u32>> = vec![None; index.docs.len()];
+        for (at, skill) in self.effective().into_iter().enumerate() {
+            let doc = match skill.origin() {
+                Origin::Store { agent: Some(agent) } if *agent == profile.id => {
+                    own_start.and_then(|start| Some(start + own.binary_search_by(|s| s.name().cmp(skill.name())).ok()?))
+                }
+                _ => catalog.exposed_position(skill.name()),
+            };
+            if let Some(doc) = doc {
+                place[doc] = Some(at as u32);
+            }
+        }
+        index.search(query, limit, |doc| place[doc as usize])
+    }
+}
