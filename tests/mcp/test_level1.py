@@ -56,6 +56,18 @@ def tool_text(result: t.CallToolResult) -> str:
     return block.text
 
 
+HIT = re.compile(r"^(\d+)\. (\S+) \(score (\d+\.\d\d)\): (.*)$", re.MULTILINE)
+
+
+def ranked(result: t.CallToolResult) -> list[str]:
+    """The names `find_skills` returned, best first (text only: no structuredContent)."""
+    assert not result.is_error, tool_text(result)
+    assert result.structured_content is None
+    hits = HIT.findall(tool_text(result))
+    assert [int(rank) for rank, *_ in hits] == list(range(1, len(hits) + 1))
+    return [name for _, name, _, _ in hits]
+
+
 async def tool_names(client: Any) -> list[str]:
     return [tool.name for tool in (await client.list_tools()).tools]
 
@@ -136,9 +148,7 @@ async def test_a_cut_catalog_counts_what_it_left_out(transport: str, era: str, b
         # Every skill left out is one search away, by its own name.
         for name in omitted:
             result = await client.call_tool("find_skills", {"query": name, "limit": 3})
-            assert not result.is_error, tool_text(result)
-            assert result.structured_content is not None
-            assert result.structured_content["skills"][0]["name"] == name, tool_text(result)
+            assert ranked(result)[0] == name, tool_text(result)
 
 
 async def test_shortened_descriptions_alone_offer_find_skills_without_a_closing_line(big_tree: list[str]) -> None:
@@ -179,22 +189,20 @@ async def test_find_skills_ranks_and_says_how_to_load(transport: str, era: str) 
     async with connect(transport, era, [*EXAMPLES, "--find-skills"]) as client:
         assert await tool_names(client) == ["skill", "find_skills"]
         result = await client.call_tool("find_skills", {"query": "fill in a PDF form", "limit": 1})
-        assert not result.is_error
-        skills = result.structured_content["skills"]
-        assert [s["name"] for s in skills] == ["pdf-forms"]
-        assert result.structured_content["abstained"] is False
+        assert ranked(result) == ["pdf-forms"]
+        score = HIT.findall(tool_text(result))[0][2]
         description = "Fill and check PDF forms. Use when the user supplies a PDF with form fields to complete."
-        assert skills[0]["description"] == description
         assert tool_text(result) == (
             "Skills matching \"fill in a PDF form\", best first:\n"
-            f"1. pdf-forms (score {skills[0]['score']:.2f}): {description}\n"
+            f"1. pdf-forms (score {score}): {description}\n"
             "\n"
             "Load one with the skill tool: {\"name\": \"pdf-forms\"}."
         )
         # The default limit returns more than one, best first.
-        ranked = (await client.call_tool("find_skills", {"query": "fill in a PDF form"})).structured_content["skills"]
-        assert ranked[0]["name"] == "pdf-forms"
-        assert [s["score"] for s in ranked] == sorted((s["score"] for s in ranked), reverse=True)
+        result = await client.call_tool("find_skills", {"query": "fill in a PDF form"})
+        assert ranked(result)[0] == "pdf-forms" and len(ranked(result)) > 1
+        scores = [float(score) for _, _, score, _ in HIT.findall(tool_text(result))]
+        assert scores == sorted(scores, reverse=True)
 
 
 async def test_find_skills_abstains_on_a_request_no_skill_fits() -> None:
@@ -205,7 +213,7 @@ async def test_find_skills_abstains_on_a_request_no_skill_fits() -> None:
             "No skill matches \"quantum chromodynamics lattice simulation\" well. "
             "Try other words, or go on without a skill."
         )
-        assert result.structured_content == {"skills": [], "abstained": True}
+        assert result.structured_content is None
 
 
 BAD_ARGUMENTS = [
@@ -253,14 +261,12 @@ async def test_an_agent_sees_its_own_skills_only(era: str) -> None:
         assert "release-notes" not in instructions
         assert await tool_names(client) == ["load_skill", "find_skills"]
         found = await client.call_tool("find_skills", {"query": "fill in a PDF form"})
-        assert found.structured_content["skills"][0]["name"] == "pdf-forms"
+        assert ranked(found)[0] == "pdf-forms"
         assert tool_text(found).endswith("\n\nLoad one with the load_skill tool: {\"name\": \"pdf-forms\"}.")
         # Not even by its exact name, nor by its description's words.
         for query in ["release-notes", "draft release notes changelog entry release announcement"]:
             result = await client.call_tool("find_skills", {"query": query, "limit": 50})
-            names = [s["name"] for s in result.structured_content["skills"]]
-            assert "release-notes" not in names, (query, tool_text(result))
-            assert ". release-notes (score" not in tool_text(result)
+            assert "release-notes" not in ranked(result), (query, tool_text(result))
 
 
 async def test_an_agent_catalog_over_budget_closes_with_its_own_count(big_tree: list[str]) -> None:

@@ -40,18 +40,20 @@ pub(crate) fn input_schema() -> Map<String, Value> {
     }
 }
 
-/// One call's answer: the text the model reads, whether it is an error, and
-/// the ranked skills as JSON (`structuredContent`) when it is not.
-#[derive(Clone, Debug, PartialEq)]
+/// One call's answer: the text the model reads, and whether it is an error.
+///
+/// Text only, no `structuredContent`: Claude Code (2.1.197) gives the model a
+/// tool's `structuredContent` instead of its text when there is one, and the
+/// text's last line, how to load a skill, would be lost.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Found {
     pub(crate) text: String,
     pub(crate) is_error: bool,
-    pub(crate) structured: Option<Value>,
 }
 
 impl Found {
     fn error(text: String) -> Found {
-        Found { text, is_error: true, structured: None }
+        Found { text, is_error: true }
     }
 }
 
@@ -105,18 +107,15 @@ fn render(query: &str, results: &SearchResults<'_>, load_tool: &str) -> Found {
         return Found {
             text: format!("No skill matches {quoted} well. Try other words, or go on without a skill."),
             is_error: false,
-            structured: Some(json!({"skills": [], "abstained": true})),
         };
     };
     let mut text = format!("Skills matching {quoted}, best first:\n");
-    let mut skills = Vec::with_capacity(results.hits.len());
     for (rank, hit) in results.hits.iter().enumerate() {
         let name = hit.skill.name();
         let description = hit.skill.description().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         text.push_str(&format!("{}. {name} (score {:.2}): {description}\n", rank + 1, hit.score));
-        skills.push(json!({"name": name, "description": description, "score": hit.score}));
     }
     let example = Value::String(best.skill.name().to_owned()).to_string();
     text.push_str(&format!("\nLoad one with the {load_tool} tool: {{\"name\": {example}}}."));
-    Found { text, is_error: false, structured: Some(json!({"skills": skills, "abstained": false})) }
+    Found { text, is_error: false }
 }

@@ -373,10 +373,9 @@ impl ServerHandler for SkillServer {
             let profile = self.shared.options.profile.clone();
             let found = blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?;
             let content = vec![ContentBlock::text(found.text)];
-            let mut result =
-                if found.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
-            result.structured_content = found.structured;
-            return Ok(result.into());
+            return Ok(
+                if found.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into()
+            );
         }
         if request.name != self.declaration().name {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
