@@ -10,9 +10,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as t
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -315,3 +317,47 @@ def test_find_skills_arguments_schema() -> None:
         )
     finally:
         raw.close()
+
+
+# --------------------------------------------------------------------------- a catalog that changes
+
+class ToolChanges:
+    """A message handler that waits for notifications/tools/list_changed."""
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, t.ToolListChangedNotification):
+            self.event.set()
+
+    async def wait(self, timeout: float = 15) -> None:
+        with anyio.fail_after(timeout):
+            await self.event.wait()
+        self.event = anyio.Event()
+
+
+async def test_find_skills_comes_and_goes_with_the_budget(tmp_path: Path) -> None:
+    """Tools are re-read on tools/list_changed; instructions are not (hosts read them once)."""
+    skill = lambda theme: {  # noqa: E731
+        "SKILL.md": f"---\nname: {theme}-helper\ndescription: All about the {theme}.\n---\n\nBody.\n".encode()
+    }
+    root = write_tree(tmp_path / "skills", {f"{theme}-helper": skill(theme) for theme in THEMES[:2]})
+    changes = ToolChanges()
+    async with connect("stdio", "legacy", ["--root", str(root), "--budget", "400c"], message_handler=changes) as client:
+        first = client.instructions
+        assert CLOSING.search(first) is None
+        assert await tool_names(client) == ["skill"]
+        write_tree(root, {f"{theme}-helper": skill(theme) for theme in THEMES[2:20]})
+        await changes.wait()
+        assert await tool_names(client) == ["skill", "find_skills"]
+        result = await client.call_tool("find_skills", {"query": "falcon-helper"})
+        assert ranked(result)[0] == "falcon-helper"
+        # This session's instructions are what initialize sent; a new session gets the new catalog.
+        assert client.instructions == first
+        for name in [f"{theme}-helper" for theme in THEMES[2:20]]:
+            shutil.rmtree(root / name)
+        await changes.wait()
+        assert await tool_names(client) == ["skill"]
+    async with connect("stdio", "legacy", ["--root", str(root), "--budget", "400c"]) as client:
+        assert client.instructions == first
