@@ -13,6 +13,10 @@ use crate::find_skills::FIND_SKILLS;
 /// characters of slack cover astral characters, which JavaScript counts
 /// twice. That is about 20 skills at the 90 characters a typical entry
 /// takes; `find_skills` reaches the rest.
+///
+/// ```
+/// assert_eq!(skilldeck_mcp::DEFAULT_BUDGET.to_string(), "2000c");
+/// ```
 pub const DEFAULT_BUDGET: Budget = Budget::chars(2000);
 
 /// The `instructions` of a server that exposes no skill at all: said
@@ -32,6 +36,14 @@ pub enum Format {
 }
 
 /// When the `find_skills` tool is offered.
+///
+/// ```
+/// use skilldeck_mcp::{FindSkills, Format, Options};
+///
+/// // Agentskills XML in `instructions`, and find_skills whatever the catalog's size.
+/// let options = Options { format: Format::Agentskills, find_skills: FindSkills::Always, ..Options::default() };
+/// assert_eq!(options.budget, skilldeck_mcp::DEFAULT_BUDGET);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FindSkills {
     /// When the level-1 catalog does not fit its budget whole (a description

@@ -145,6 +145,7 @@ impl SkillServer {
         };
         let server = SkillServer { shared: Arc::new(shared) };
         server.report(&server.generation());
+        warm_search(server.generation());
         server
     }
 
@@ -186,6 +187,7 @@ impl SkillServer {
         let previous = self.shared.current.swap(next.clone());
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
+        warm_search(next.clone());
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
@@ -291,6 +293,21 @@ impl SkillServer {
 
     fn digests(&self) -> &DigestCache {
         &self.shared.digests
+    }
+}
+
+/// Builds the search index of a generation that offers `find_skills` on a
+/// thread of its own, so that the first call does not wait for it (it reads
+/// every body). A call that comes sooner waits for this build, not another.
+fn warm_search(generation: Arc<Generation>) {
+    if !generation.level1.find_skills {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
+        let _ = generation.catalog.search("", 1);
+    });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
     }
 }
 
