@@ -27,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod agents;
 mod list;
 mod log;
+mod search;
 mod serve;
 mod store;
 mod validate;
@@ -125,6 +126,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rank the skills for a request by name, description, triggers and body
+    /// (with an agent: only those it may use); exit 1 when none matches well.
+    Search(search::SearchArgs),
     /// Run Insika's skill-eager and skill-drift checks over the roots, --store and --agents.
     Doctor {
         /// Print [{check, severity, message}] instead of lines.
@@ -301,6 +305,7 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
             print_json(&json!({"content": render::active_skills(&activations), "labels": labels}))?;
         }
         Command::Show(args) => return validate::show(&args, catalog),
+        Command::Search(args) => return search::run(&args, catalog, profile),
         Command::Schema { .. }
         | Command::Store { .. }
         | Command::Doctor { .. }
@@ -390,14 +395,14 @@ fn warn_all(warnings: &[Warning]) {
     }
 }
 
-fn print(text: &str) -> anyhow::Result<()> {
+pub(crate) fn print(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
     Ok(())
 }
 
-fn print_json(value: &Value) -> anyhow::Result<()> {
+pub(crate) fn print_json(value: &Value) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut stdout, value)?;
     stdout.write_all(b"\n")?;

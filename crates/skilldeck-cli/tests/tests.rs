@@ -13,6 +13,9 @@ mod validate;
 // Stores that cannot be used: corrupt, another program's, a server that never answers.
 mod broken_store;
 
+// search: lines, JSON, batches, agents, exit codes.
+mod search;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

@@ -1125,7 +1125,7 @@ impl Catalog {
 
     /// The search index of this snapshot, built on first use.
     pub(crate) fn search_index(&self) -> &SearchIndex {
-        self.inner.search.get_or_init(|| SearchIndex::build(self))
+        self.inner.search.get_or_init(|| SearchIndex::build(self, crate::search::Tuning::default()))
     }
 
     /// Every agent's records, by agent id.

@@ -71,4 +71,4 @@ pub use search::{Hit, SearchResults};
 pub use skill::{Origin, Skill, SkillDef};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
 pub use text::escape_control;
-pub use tool::{SkillTool, ToolDeclaration, ToolMetadata, ToolResult};
+pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

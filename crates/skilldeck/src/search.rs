@@ -17,8 +17,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use foldhash::HashMap;
-use foldhash::HashMapExt;
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::agent::AgentView;
 use crate::catalog::Catalog;
@@ -70,7 +69,7 @@ const BODY: usize = 3;
 /// BM25F field weights: name, description, triggers, body. A term in the
 /// name says most about what the skill is for; the body is long and says
 /// much that is incidental.
-pub const FIELD_WEIGHTS: [f32; FIELDS] = [3.0, 2.0, 2.0, 0.4];
+pub const FIELD_WEIGHTS: [f32; FIELDS] = [3.0, 2.0, 2.0, 0.2];
 
 /// BM25F length normalisation per field (`b`): names are all short, so
 /// their length says little.
@@ -87,19 +86,49 @@ pub const BODY_INDEXED_BYTES: usize = 32 * 1024;
 /// The abstention threshold: the best hit's score over the score a perfect
 /// match of every informative query term would get (each term's IDF). Below
 /// it, the search returns no hits and says it abstained.
-pub const ABSTAIN_BELOW: f64 = 0.3;
+pub const ABSTAIN_BELOW: f64 = 0.2;
+
+/// How much of a query is read, in bytes (cut at a character boundary): a
+/// request is a sentence or two, and a pasted megabyte must not cost a
+/// megabyte of lookups.
+pub const MAX_QUERY_BYTES: usize = 4 * 1024;
 
 /// Words that say nothing about which skill a request needs: English
 /// function words and the phrases people wrap requests in. Dropped from
 /// queries only; documents keep them (a name like `how-to` still matches).
 const STOPWORDS: &[&str] = &[
     "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does",
-    "doing", "for", "from", "get", "give", "had", "has", "have", "hello", "help", "hey", "hi", "how", "i", "i'd",
-    "i'm", "if", "in", "into", "is", "it", "its", "just", "let", "like", "me", "my", "need", "of", "on", "or", "our",
-    "please", "some", "so", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up",
-    "us", "want", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you",
-    "your",
+    "doing", "for", "from", "get", "give", "had", "has", "have", "help", "how", "i", "if", "in", "into", "is", "it",
+    "its", "just", "let", "like", "me", "my", "need", "of", "on", "or", "our", "please", "some", "so", "that", "the",
+    "their", "them", "then", "there", "these", "this", "those", "to", "up", "us", "want", "was", "we", "were", "what",
+    "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+    // Portuguese and Spanish (folded), the languages of Insika's stores.
+    "com", "como", "con", "da", "das", "de", "del", "do", "dos", "e", "el", "em", "en", "es", "esta", "eu", "la", "las",
+    "los", "meu", "mi", "minha", "na", "no", "o", "os", "para", "por", "qual", "que", "quero", "se", "um", "uma", "un",
+    "una", "y",
 ];
+
+/// The parameters of the ranking and the abstention rule, for measuring
+/// others than the defaults (the evaluation's tuning harness). Not a stable
+/// interface.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Tuning {
+    /// BM25F field weights.
+    pub field_weights: [f32; FIELDS],
+    /// BM25F length normalisation per field.
+    pub field_b: [f32; FIELDS],
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// The abstention threshold.
+    pub abstain_below: f64,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning { field_weights: FIELD_WEIGHTS, field_b: FIELD_B, k1: K1, abstain_below: ABSTAIN_BELOW }
+    }
+}
 
 /// The search index of one snapshot: every exposed skill, then every
 /// agent's own records (agent by agent, each by key), as documents.
@@ -117,6 +146,7 @@ pub(crate) struct SearchIndex {
     /// Folded name to its documents (names differing only in case or accents
     /// fold together).
     names: HashMap<Box<str>, Vec<u32>>,
+    tuning: Tuning,
 }
 
 /// One document's BM25F pseudo-frequency for one term: the weighted,
@@ -147,7 +177,7 @@ struct Analyzed {
 impl SearchIndex {
     /// Indexes `catalog`: its exposed skills, then every agent's records.
     /// Documents are analysed in parallel; bodies are read and dropped.
-    pub(crate) fn build(catalog: &Catalog) -> SearchIndex {
+    pub(crate) fn build(catalog: &Catalog, tuning: Tuning) -> SearchIndex {
         let mut docs: Vec<Skill> = catalog.skills().cloned().collect();
         let shared = docs.len();
         let mut agents = BTreeMap::new();
@@ -171,13 +201,18 @@ impl SearchIndex {
         let mut runs: Vec<Vec<Posting>> = Vec::new();
         for (doc, analyzed) in analyzed.into_iter().enumerate() {
             let norms: [f32; FIELDS] = std::array::from_fn(|f| {
-                FIELD_WEIGHTS[f] / (1.0 - FIELD_B[f] + FIELD_B[f] * analyzed.lengths[f] as f32 / average[f])
+                let b = tuning.field_b[f];
+                tuning.field_weights[f] / (1.0 - b + b * analyzed.lengths[f] as f32 / average[f])
             });
             // Terms in a fixed order, so postings (and float sums) are the same every build.
             let mut counts: Vec<_> = analyzed.counts.into_iter().collect();
             counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for (term, tf) in counts {
                 let weight: f32 = tf.iter().zip(&norms).map(|(&n, norm)| f32::from(n) * norm).sum();
+                // A term only in fields weighted zero says nothing (and must not touch a document).
+                if weight <= 0.0 {
+                    continue;
+                }
                 let next = runs.len() as u32;
                 let id = *ids.entry(term).or_insert(next);
                 if id == next {
@@ -197,37 +232,55 @@ impl SearchIndex {
 
         let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (doc, skill) in docs.iter().enumerate() {
-            names.entry(fold_text(skill.name()).into()).or_default().push(doc as u32);
+            names.entry(fold_text(skill.name().trim()).into()).or_default().push(doc as u32);
         }
-        SearchIndex { docs, shared, agents, terms, postings, names }
+        SearchIndex { docs, shared, agents, terms, postings, names, tuning }
     }
 
     /// Ranks the visible documents for `query`. `visible` gives a document's
-    /// place in the searcher's order, `None` when it may not be seen.
-    fn search<'c>(&'c self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> SearchResults<'c> {
-        let query = query.trim();
-        let folded = fold_text(query);
-        let mut terms: Vec<&str> = Vec::new();
-        for term in words(&folded) {
-            if !terms.contains(&term) {
-                terms.push(term);
-            }
+    /// place in the searcher's order, `None` when it may not be seen. With
+    /// `abstain`, a weak best match returns nothing.
+    fn search<'c>(
+        &'c self,
+        query: &str,
+        limit: usize,
+        abstain: bool,
+        visible: impl Fn(u32) -> Option<u32>,
+    ) -> SearchResults<'c> {
+        let ranking = self.rank(query, limit, visible);
+        if abstain && ranking.confidence < self.tuning.abstain_below {
+            return SearchResults { hits: Vec::new(), abstained: true };
         }
+        let hits =
+            ranking.hits.into_iter().map(|(score, doc)| Hit { skill: &self.docs[doc as usize], score }).collect();
+        SearchResults { hits, abstained: false }
+    }
+
+    /// The best `limit` visible documents for `query`, and how confident the
+    /// best is: its score over the score a document matching every
+    /// informative query term perfectly would get (infinite for an exact name).
+    fn rank(&self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> Ranking {
+        let raw = query;
+        let query = prefix(query, MAX_QUERY_BYTES).trim();
+        let folded = fold_text(query);
+        let mut seen = HashSet::new();
+        let terms: Vec<&str> = words(&folded).into_iter().filter(|t| seen.insert(*t)).collect();
         let informative: Vec<&str> = terms.iter().copied().filter(|t| !STOPWORDS.contains(t)).collect();
         // A name with separators is also one token; a query naming it that way matches it.
         let wholes: Vec<&str> = folded
             .split(char::is_whitespace)
             .map(|w| w.trim_matches(|c: char| !is_word_char(c)))
-            .filter(|w| w.contains(|c: char| !is_word_char(c)) && !terms.contains(w))
+            .filter(|w| w.contains(|c: char| !is_word_char(c)) && seen.insert(w))
             .collect();
 
         let n = self.docs.len() as f64;
         let idf = |df: usize| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
+        let k1 = f64::from(self.tuning.k1);
         let mut scores: Vec<f64> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         let mut perfect = 0.0;
-        for (term, counts) in informative.iter().map(|t| (t, true)).chain(wholes.iter().map(|t| (t, false))) {
-            let run = self.terms.get(*term).map_or(&[][..], |&(s, e)| &self.postings[s as usize..e as usize]);
+        for (term, counts) in informative.iter().map(|t| (*t, true)).chain(wholes.iter().map(|t| (*t, false))) {
+            let run = self.terms.get(term).map_or(&[][..], |&(s, e)| &self.postings[s as usize..e as usize]);
             let idf = idf(run.len());
             if counts {
                 perfect += idf;
@@ -244,16 +297,14 @@ impl SearchIndex {
                     touched.push(posting.doc);
                 }
                 let w = f64::from(posting.weight);
-                *score += idf * w / (f64::from(K1) + w);
+                *score += idf * w / (k1 + w);
             }
         }
 
         // An exact name (as written, else folded) ranks first whatever the rest scores.
         let exact = |doc: u32| -> u8 {
-            match self.docs[doc as usize].name() {
-                name if name == query => 2,
-                _ => 1,
-            }
+            let name = self.docs[doc as usize].name();
+            if name == raw || name == query { 2 } else { 1 }
         };
         let mut named: Vec<(u8, u32)> = self
             .names
@@ -270,16 +321,24 @@ impl SearchIndex {
             .filter(|doc| named.iter().all(|(_, d)| d != *doc))
             .map(|&doc| (scores[doc as usize], doc))
             .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| visible(a.1).cmp(&visible(b.1))));
+        let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then_with(|| visible(a.1).cmp(&visible(b.1)));
+        // Only the best `limit` (at least one, for the confidence) are put in order.
+        let keep = limit.max(1);
+        if ranked.len() > keep {
+            ranked.select_nth_unstable_by(keep - 1, order);
+            ranked.truncate(keep);
+        }
+        ranked.sort_by(order);
 
         let best_other = ranked.first().map_or(0.0, |r| r.0);
-        if named.is_empty() && (perfect == 0.0 || best_other / perfect < ABSTAIN_BELOW) {
-            return SearchResults { hits: Vec::new(), abstained: true };
-        }
+        let confidence = match (named.is_empty(), perfect > 0.0) {
+            (false, _) => f64::INFINITY,
+            (true, true) => best_other / perfect,
+            (true, false) => 0.0,
+        };
         // Exact names keep their order above the rest, each a point above the next.
-        let mut hits: Vec<Hit<'c>> = Vec::with_capacity(limit.min(named.len() + ranked.len()));
         let mut floor = best_other;
-        let mut lifted: Vec<(f64, u32)> = named
+        let mut hits: Vec<(f64, u32)> = named
             .iter()
             .rev()
             .map(|&(_, doc)| {
@@ -288,26 +347,62 @@ impl SearchIndex {
                 (floor, doc)
             })
             .collect();
-        lifted.reverse();
-        for (score, doc) in lifted.into_iter().chain(ranked).take(limit) {
-            hits.push(Hit { skill: &self.docs[doc as usize], score });
-        }
-        SearchResults { hits, abstained: false }
+        hits.reverse();
+        hits.extend(ranked);
+        hits.truncate(limit);
+        Ranking { hits, confidence }
     }
+}
+
+/// What [`SearchIndex::rank`] found: the best documents with their scores,
+/// best first, and the confidence the abstention rule reads.
+struct Ranking {
+    hits: Vec<(f64, u32)>,
+    confidence: f64,
 }
 
 /// Lowercase and accent-fold as Insika's triggers do; ASCII text (most of
 /// it) takes the fast path to the same result.
-fn fold_text(text: &str) -> String {
+pub(crate) fn fold_text(text: &str) -> String {
     match text.is_ascii() {
         true => text.to_ascii_lowercase(),
         false => fold(text),
     }
 }
 
-/// The tokens of folded text: runs of word characters.
-fn words(folded: &str) -> impl Iterator<Item = &str> {
-    folded.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+/// The tokens of folded text: runs of word characters, except that Chinese
+/// and Japanese, written without spaces, give each pair of neighbouring
+/// ideographs or kana (a bigram; a lone one is itself).
+fn words(folded: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for run in folded.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()) {
+        if !run.contains(is_cjk) {
+            out.push(run);
+            continue;
+        }
+        let mut rest = run;
+        while let Some(c) = rest.chars().next() {
+            let cjk = is_cjk(c);
+            let end = rest.find(|c: char| is_cjk(c) != cjk).unwrap_or(rest.len());
+            let (segment, after) = rest.split_at(end);
+            if cjk {
+                let starts: Vec<usize> = segment.char_indices().map(|(i, _)| i).chain([segment.len()]).collect();
+                match starts.len() {
+                    2 => out.push(segment),
+                    _ => out.extend(starts.windows(3).map(|w| &segment[w[0]..w[2]])),
+                }
+            } else {
+                out.push(segment);
+            }
+            rest = after;
+        }
+    }
+    out
+}
+
+/// Han ideographs, hiragana and katakana: scripts written without spaces.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FFFF}')
 }
 
 /// One skill's term counts per field. A body that cannot be read
@@ -381,7 +476,16 @@ impl Catalog {
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
         let index = self.search_index();
         let shared = index.shared as u32;
-        index.search(query, limit, |doc| (doc < shared).then_some(doc))
+        index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
+    }
+
+    /// The exposed skills best matching `query`, at most `limit`, never
+    /// abstaining: for suggestions, where a weak match beats none.
+    pub(crate) fn rank(&self, query: &str, limit: usize) -> Vec<&Skill> {
+        let index = self.search_index();
+        let shared = index.shared as u32;
+        let found = index.search(query, limit, false, |doc| (doc < shared).then_some(doc));
+        found.hits.into_iter().map(|hit| hit.skill).collect()
     }
 }
 
@@ -421,6 +525,49 @@ impl<'c> AgentView<'c> {
                 place[doc] = Some(at as u32);
             }
         }
-        index.search(query, limit, |doc| place[doc as usize])
+        index.search(query, limit, true, |doc| place[doc as usize])
+    }
+}
+
+/// A search index built with other parameters, for measuring them.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Tuned {
+    index: SearchIndex,
+}
+
+impl Tuned {
+    /// Indexes `catalog`'s exposed skills with `tuning`.
+    pub fn new(catalog: &Catalog, tuning: Tuning) -> Tuned {
+        Tuned { index: SearchIndex::build(catalog, tuning) }
+    }
+
+    /// What the index's data structures hold on the heap, in bytes: an
+    /// estimate from their sizes (postings, terms, names, documents).
+    pub fn heap_bytes(&self) -> usize {
+        let index = &self.index;
+        let entry = std::mem::size_of::<(Box<str>, (u32, u32))>() + 1;
+        let terms: usize = index.terms.keys().map(|t| t.len()).sum::<usize>() + index.terms.capacity() * entry;
+        let name_entry = std::mem::size_of::<(Box<str>, Vec<u32>)>() + 1;
+        let names: usize = index.names.iter().map(|(n, d)| n.len() + d.capacity() * 4).sum::<usize>()
+            + index.names.capacity() * name_entry;
+        index.postings.capacity() * std::mem::size_of::<Posting>()
+            + terms
+            + names
+            + index.docs.capacity() * std::mem::size_of::<Skill>()
+    }
+
+    /// The search, with the abstention rule of the tuning.
+    pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
+        let shared = self.index.shared as u32;
+        self.index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
+    }
+
+    /// The ranking without abstention, and the confidence the rule compares
+    /// with its threshold (infinite for an exact name).
+    pub fn rank(&self, query: &str, limit: usize) -> (Vec<&Skill>, f64) {
+        let shared = self.index.shared as u32;
+        let ranking = self.index.rank(query, limit, |doc| (doc < shared).then_some(doc));
+        (ranking.hits.iter().map(|&(_, doc)| &self.index.docs[doc as usize]).collect(), ranking.confidence)
     }
 }

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
+use crate::search::fold_text;
 use crate::skill::{Origin, Skill};
 use crate::text::{file_url, js_trim};
 
@@ -211,12 +212,83 @@ pub(crate) fn name_argument<'a>(args: &'a Value, tool: &str) -> Result<&'a str, 
     }
 }
 
-/// `Skill "<name>" not found. Available skills: <sorted names or none>`.
-fn not_found(catalog: &Catalog, name: &str) -> String {
+/// The longest list of names, in characters, that the `skill` tool's
+/// not-found text carries whole (toolnexus's `Available skills: a, b, c`).
+/// Past it (a catalog of a few hundred skills) the text names the closest
+/// skills and counts the rest: an unknown name in a 40,000-skill catalog
+/// would otherwise cost the model 800 KB.
+///
+/// ```
+/// use serde_json::json;
+/// use skilldeck::{Catalog, NOT_FOUND_NAMES_MAX, SkillDef, SkillTool};
+///
+/// let defs = (0..1000).map(|i| SkillDef::new(format!("skill-{i:04}")).description("Does a thing."));
+/// let catalog = Catalog::builder().skills(defs).build()?;
+/// let out = SkillTool::new(&catalog).call(&json!({"name": "skill-0O12"}));
+/// assert!(out.output.starts_with("Skill \"skill-0O12\" not found. Closest skills: skill-0012, "));
+/// assert!(out.output.ends_with(" (and 990 more; use find_skills to search them)"));
+/// assert!(out.output.len() < NOT_FOUND_NAMES_MAX);
+/// # Ok::<(), skilldeck::BuildError>(())
+/// ```
+pub const NOT_FOUND_NAMES_MAX: usize = 4_000;
+
+/// How many names the not-found text offers past [`NOT_FOUND_NAMES_MAX`].
+const CLOSEST: usize = 10;
+
+/// `Skill "<name>" not found. Available skills: <sorted names or none>`,
+/// toolnexus's bytes, while the names fit [`NOT_FOUND_NAMES_MAX`]; past it,
+/// `Skill "<name>" not found. Closest skills: <names> (and <n> more; use
+/// find_skills to search them)`.
+pub(crate) fn not_found(catalog: &Catalog, name: &str) -> String {
     let mut names: Vec<&str> = catalog.skills().map(Skill::name).collect();
-    names.sort_unstable();
-    let available = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
-    format!("Skill \"{name}\" not found. Available skills: {available}")
+    let listed: usize = names.iter().map(|n| n.chars().count() + 2).sum::<usize>().saturating_sub(2);
+    if listed <= NOT_FOUND_NAMES_MAX {
+        names.sort_unstable();
+        let available = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
+        return format!("Skill \"{name}\" not found. Available skills: {available}");
+    }
+    let closest = closest_names(catalog, name, CLOSEST);
+    let rest = names.len() - closest.len();
+    format!(
+        "Skill \"{name}\" not found. Closest skills: {} (and {rest} more; use find_skills to search them)",
+        closest.join(", ")
+    )
+}
+
+/// The exposed names closest to `wanted`: first those within a few edits of
+/// it (a typo, another case), nearest first, then the search's best hits for
+/// it as a query; at most `limit`, each once.
+fn closest_names<'c>(catalog: &'c Catalog, wanted: &str, limit: usize) -> Vec<&'c str> {
+    /// Only the start of an absurdly long name is compared: edit distance is quadratic.
+    const COMPARED_CHARS: usize = 128;
+    let wanted: Vec<char> = fold_text(wanted).chars().take(COMPARED_CHARS).collect();
+    let within = (wanted.len() / 3).max(2);
+    let mut near: Vec<(usize, &str)> = catalog
+        .skills()
+        .map(Skill::name)
+        .filter_map(|name| {
+            let folded: Vec<char> = fold_text(name).chars().take(COMPARED_CHARS).collect();
+            // Edit distance is at least the difference in length: skip the quadratic work.
+            if folded.len().abs_diff(wanted.len()) > within {
+                return None;
+            }
+            let distance = strsim::generic_levenshtein(&wanted, &folded);
+            (distance <= within).then_some((distance, name))
+        })
+        .collect();
+    near.sort_unstable();
+    let mut closest: Vec<&str> = Vec::with_capacity(limit);
+    let query: String = wanted.iter().collect();
+    let searched = catalog.rank(&query, limit);
+    for name in near.into_iter().map(|(_, name)| name).chain(searched.into_iter().map(Skill::name)) {
+        if closest.len() == limit {
+            break;
+        }
+        if !closest.contains(&name) {
+            closest.push(name);
+        }
+    }
+    closest
 }
 
 /// The toolnexus output template (reference §3.4): lines joined by `\n`, no

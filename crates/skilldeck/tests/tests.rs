@@ -35,3 +35,6 @@ mod validate;
 
 // Budgets for the level-1 catalogs: exact texts and reports, and properties.
 mod budget;
+
+// Search: ranking, exact names, abstention, agents, the bounded not-found text.
+mod search;
