@@ -358,18 +358,22 @@ impl Budget {
     /// that is over budget).
     ///
     /// ```
-    /// use skilldeck::{Budget, Catalog, SkillDef};
+    /// use skilldeck::{Budget, Catalog, SkillDef, render};
     ///
     /// let catalog = Catalog::builder()
     ///     .skill(SkillDef::new("alpha").description("First."))
     ///     .skill(SkillDef::new("beta").description("Second."))
     ///     .build()?;
-    /// let fitted = Budget::chars(300).closed("find_skills", |b| b.toolnexus(&catalog));
-    /// assert_eq!(fitted.report.omitted, ["beta"]);
-    /// assert!(fitted.text.ends_with(
-    ///     "- **alpha**: First.\n\n(1 more skill is not listed here: call find_skills with a few words of the task to search every skill.)"
-    /// ));
-    /// assert!(fitted.report.used <= 300);
+    /// // Too small for the list: the line alone, counting both.
+    /// let fitted = Budget::chars(150).closed("find_skills", |b| b.toolnexus(&catalog));
+    /// assert_eq!(
+    ///     fitted.text,
+    ///     "(2 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
+    /// );
+    /// assert_eq!(fitted.report.omitted, ["alpha", "beta"]);
+    /// // Room for everything: the renderer's text, not closed.
+    /// let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
+    /// assert_eq!(roomy.text, render::toolnexus(&catalog));
     /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn closed<'c>(&self, search_tool: &str, fit: impl Fn(Budget) -> Fitted<'c>) -> Fitted<'c> {
