@@ -178,7 +178,7 @@ impl Rng {
     /// tail of 50,000 rare words.
     fn word(&mut self) -> String {
         let r = self.next();
-        if r % 5 == 0 {
+        if r.is_multiple_of(5) {
             return format!("x{}q", (r >> 8) % 50_000);
         }
         let u = ((r >> 11) as f64) / ((1u64 << 53) as f64);

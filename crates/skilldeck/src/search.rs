@@ -5,13 +5,17 @@
 //! description, triggers, body), each field's term frequencies normalised by
 //! its own length and weighted before one saturation. Tokens are Insika's
 //! fold (NFD, marks out, lowercase) split at every character that is not a
-//! word character; a name with separators is also kept whole, and a query
-//! equal to a name ranks that skill first. A query whose best match covers
-//! too little of what the query says is refused (abstention) rather than
-//! answered with unrelated skills.
+//! word character, Chinese and Japanese as bigrams; a name with separators is
+//! also kept whole, and a query equal to a name ranks that skill first. A
+//! query whose best match covers too little of what the query says is
+//! refused (abstention) rather than answered with unrelated skills.
 //!
-//! The index is built once per snapshot, on first use, and shared by every
-//! reader of the snapshot; a catalog nobody searches never builds it.
+//! The weights, `k1` and the abstention threshold were chosen on the
+//! retrieval evaluation (`bench/retrieval`, with `examples/tune_search.rs`);
+//! English stemming was measured there and left out (it cost ranking more
+//! than it gave). The index is built once per snapshot, on first use (bodies
+//! read on the walker's pool and not kept), and shared by every reader of
+//! the snapshot; a catalog nobody searches never builds it.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

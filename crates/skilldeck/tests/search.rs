@@ -59,6 +59,20 @@ fn tokens_are_folded_as_insika_folds_triggers() {
 }
 
 #[test]
+fn chinese_and_japanese_match_by_bigrams() {
+    let catalog = catalog([
+        def("weibo", "写一条微博宣传新品", ""),
+        def("weather", "查询天气预报", ""),
+        def("tax-jp", "確定申告の所得区分", ""),
+    ]);
+    // Written without spaces, a request shares pairs of characters with the description.
+    assert_eq!(names(&catalog.search("帮我写一条微博", 10))[0], "weibo");
+    assert_eq!(names(&catalog.search("查询天气", 10))[0], "weather");
+    assert_eq!(names(&catalog.search("確定申告", 10))[0], "tax-jp");
+    assert!(catalog.search("你好", 10).abstained);
+}
+
+#[test]
 fn an_exact_name_ranks_first_over_stronger_text_matches() {
     let catalog = catalog([
         def("pdf-tools", "pdf pdf tools for pdf files, pdf everywhere", "pdf pdf pdf"),
