@@ -142,16 +142,18 @@ def main() -> int:
     for name in queried:
         t0 = time.perf_counter()
         result = server.request("tools/call", {"name": "find_skills", "arguments": {"query": name, "limit": 1}})
-        times.append((time.perf_counter() - t0) * 1000)
+        times.append(((time.perf_counter() - t0) * 1000, name))
         text = result["content"][0]["text"]
-        top = re.search(r"^1\. (\S+) \(score ", text, re.MULTILINE)
+        top = re.search(r"^1\. (.+?) \(score \d", text, re.MULTILINE)
         if top is None or top.group(1) != name:
             misses.append((name, text.splitlines()[:2]))
     server.close()
     times.sort()
     found = len(queried) - len(misses)
     print(f"find_skills by own name: {found}/{len(queried)} left-out skills are the top hit")
-    print(f"  round trip: median {statistics.median(times):.2f} ms, p99 {times[int(len(times) * 0.99) - 1]:.2f} ms")
+    ms = [t for t, _ in times]
+    print(f"  round trip: median {statistics.median(ms):.2f} ms, p99 {ms[int(len(ms) * 0.99) - 1]:.2f} ms")
+    print(f"  slowest: {[(round(t, 1), name) for t, name in times[-3:]]}")
     for name, lines in misses[:10]:
         print(f"  miss: {name!r} -> {lines}")
     failed |= bool(misses)
