@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
-use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
-use skilldeck_mcp::{HttpLimits, HttpOptions, Options, SkillServer, Watch};
+use skilldeck::{AgentProfile, Budget, CatalogBuilder, LiveCatalog};
+use skilldeck_mcp::{FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
 const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
@@ -26,6 +26,16 @@ pub(crate) struct ServeArgs {
     /// The bearer token every HTTP request must carry (default: $SKILLDECK_TOKEN).
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
+    /// The level-1 catalog format of the `instructions` sent at initialize (an agent's is insika).
+    #[arg(long, value_enum, default_value_t = InstructionsFormat::Toolnexus)]
+    format: InstructionsFormat,
+    /// Fit the instructions in N characters (8000c) or tokens (2000t, o200k; 2000t:cl100k); the
+    /// default stays under Claude Code's 2,048-character cut.
+    #[arg(long, value_name = "Nc|Nt[:ENCODING]", default_value_t = skilldeck_mcp::DEFAULT_BUDGET)]
+    budget: Budget,
+    /// Offer the find_skills tool always, not only when the instructions cannot list every skill whole.
+    #[arg(long)]
+    find_skills: bool,
     /// Skills per skills/list and resources/list page.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     page_size: u64,
@@ -47,6 +57,13 @@ pub(crate) struct ServeArgs {
     /// Seconds an HTTP session may go without a request before it is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::SESSION_IDLE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_session_idle: u64,
+}
+
+/// The level-1 formats `instructions` may take without an agent.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum InstructionsFormat {
+    Toolnexus,
+    Agentskills,
 }
 
 impl ServeArgs {
@@ -79,7 +96,13 @@ pub(crate) fn run(
     crate::check_store(&live.snapshot())?;
     crate::warn_all(live.snapshot().warnings());
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
-    let server = SkillServer::new(live, Options { profile, page_size });
+    let format = match args.format {
+        InstructionsFormat::Toolnexus => Format::Toolnexus,
+        InstructionsFormat::Agentskills => Format::Agentskills,
+    };
+    let find_skills = if args.find_skills { FindSkills::Always } else { FindSkills::WhenCut };
+    let options = Options { profile, page_size, format, budget: args.budget, find_skills };
+    let server = SkillServer::new(live, options);
     let watch = Watch { roots: roots.to_vec(), store };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;

@@ -35,7 +35,9 @@
 //! # }
 //! ```
 
+mod find_skills;
 mod http;
+mod level1;
 mod live;
 mod mime;
 mod publication;
@@ -50,7 +52,12 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use find_skills::{
+    DEFAULT_LIMIT as FIND_SKILLS_DEFAULT_LIMIT, DESCRIPTION as FIND_SKILLS_DESCRIPTION, FIND_SKILLS,
+    MAX_LIMIT as FIND_SKILLS_MAX_LIMIT,
+};
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
+pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS};
 pub use live::{Live, Watch, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, Options, SkillServer, TTL_MS};

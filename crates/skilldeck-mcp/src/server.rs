@@ -18,10 +18,13 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::{
-    AgentProfile, BuildError, Catalog, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
+    AgentProfile, Budget, BuildError, Catalog, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
+    ToolResult,
 };
 use tokio::sync::broadcast;
 
+use crate::find_skills::{self, FIND_SKILLS};
+use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication};
 use crate::uri::{UriError, canonical};
@@ -48,11 +51,24 @@ pub struct Options {
     pub profile: Option<AgentProfile>,
     /// Skills per `skills/list` page (at least 1).
     pub page_size: usize,
+    /// The level-1 format of `instructions` without a profile (an agent's
+    /// is Insika's).
+    pub format: Format,
+    /// The most `instructions` may measure.
+    pub budget: Budget,
+    /// When `find_skills` is offered.
+    pub find_skills: FindSkills,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { profile: None, page_size: DEFAULT_PAGE_SIZE }
+        Options {
+            profile: None,
+            page_size: DEFAULT_PAGE_SIZE,
+            format: Format::default(),
+            budget: DEFAULT_BUDGET,
+            find_skills: FindSkills::default(),
+        }
     }
 }
 
@@ -61,6 +77,8 @@ impl Default for Options {
 pub(crate) struct Generation {
     pub(crate) catalog: Catalog,
     pub(crate) publication: Publication,
+    /// Its `instructions`, and whether `find_skills` is offered.
+    pub(crate) level1: Level1,
 }
 
 /// What a reload changed, for the list-changed notifications.
@@ -70,7 +88,7 @@ pub struct Change {
     pub resources: bool,
     /// The set of prompts (skills, their descriptions) changed.
     pub prompts: bool,
-    /// The tool declaration changed (it is fixed, so never).
+    /// The tools changed: `find_skills` came or went.
     pub tools: bool,
 }
 
@@ -113,11 +131,12 @@ impl SkillServer {
         options.page_size = options.page_size.max(1);
         let catalog = live.snapshot();
         let publication = Publication::build(&catalog, options.profile.as_ref());
+        let level1 = level1(&catalog, &options);
         let (changes, _) = broadcast::channel(16);
         let shared = Shared {
             live,
             options,
-            current: ArcSwap::from_pointee(Generation { catalog, publication }),
+            current: ArcSwap::from_pointee(Generation { catalog, publication, level1 }),
             digests: DigestCache::default(),
             peers: Mutex::default(),
             changes,
@@ -126,6 +145,7 @@ impl SkillServer {
         };
         let server = SkillServer { shared: Arc::new(shared) };
         server.report(&server.generation());
+        warm_search(server.generation());
         server
     }
 
@@ -162,11 +182,17 @@ impl SkillServer {
         let current = self.generation();
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
-        let next = Arc::new(Generation { catalog, publication });
+        let level1 = level1(&catalog, &self.shared.options);
+        let next = Arc::new(Generation { catalog, publication, level1 });
         let previous = self.shared.current.swap(next.clone());
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
-        Ok(Change { resources: true, prompts: prompts(&previous) != prompts(&next), tools: false })
+        warm_search(next.clone());
+        Ok(Change {
+            resources: true,
+            prompts: prompts(&previous) != prompts(&next),
+            tools: previous.level1.find_skills != next.level1.find_skills,
+        })
     }
 
     /// Tells every connected client about `change`: sessions on the
@@ -233,6 +259,18 @@ impl SkillServer {
         }
     }
 
+    /// The tools a generation offers: `skill` (or `load_skill`), then
+    /// `find_skills` when it is offered.
+    fn tools(&self, generation: &Generation) -> Vec<Tool> {
+        let declaration = self.declaration();
+        let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
+        let mut tools = vec![Tool::new(declaration.name, declaration.description, schema)];
+        if generation.level1.find_skills {
+            tools.push(Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()));
+        }
+        tools
+    }
+
     fn declaration(&self) -> ToolDeclaration {
         if self.shared.options.profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() }
     }
@@ -256,6 +294,26 @@ impl SkillServer {
     fn digests(&self) -> &DigestCache {
         &self.shared.digests
     }
+}
+
+/// Builds the search index of a generation that offers `find_skills` on a
+/// thread of its own, so that the first call does not wait for it (it reads
+/// every body). A call that comes sooner waits for this build, not another.
+fn warm_search(generation: Arc<Generation>) {
+    if !generation.level1.find_skills {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
+        let _ = generation.catalog.search("", 1);
+    });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
+    }
+}
+
+/// What `catalog` says at level 1 under `options`.
+fn level1(catalog: &Catalog, options: &Options) -> Level1 {
+    Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills)
 }
 
 /// What a diagnostic says is not served.
@@ -293,6 +351,7 @@ impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_resources()
@@ -301,6 +360,9 @@ impl ServerHandler for SkillServer {
             .build();
         let mut config = ServerConfig::new(capabilities);
         config.server_info = Implementation::new("skilldeck", env!("CARGO_PKG_VERSION"));
+        // Hosts read it once, at `initialize` (or `server/discover`): the
+        // generation current then.
+        config.instructions = self.generation().level1.instructions.clone();
         config
     }
 
@@ -313,10 +375,8 @@ impl ServerHandler for SkillServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let declaration = self.declaration();
-        let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
-        let tool = Tool::new(declaration.name, declaration.description, schema);
-        Ok(ListToolsResult::with_all_items(vec![tool]).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+        let tools = self.tools(&self.generation());
+        Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
     }
 
     async fn call_tool(
@@ -325,11 +385,18 @@ impl ServerHandler for SkillServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let generation = self.generation();
-        let declaration = self.declaration();
-        if request.name != declaration.name {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        if request.name == FIND_SKILLS && generation.level1.find_skills {
+            let profile = self.shared.options.profile.clone();
+            let found = blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?;
+            let content = vec![ContentBlock::text(found.text)];
+            return Ok(
+                if found.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into()
+            );
+        }
+        if request.name != self.declaration().name {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
         }
-        let args = Value::Object(request.arguments.unwrap_or_default());
         let result = self.call(&generation.catalog, &args);
         let content = vec![ContentBlock::text(result.output)];
         Ok(if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into())
@@ -489,6 +556,7 @@ impl ServerHandler for SkillServer {
         let mut accepted = SubscriptionFilter::new();
         accepted.resources_list_changed = requested.resources_list_changed.filter(|&on| on);
         accepted.prompts_list_changed = requested.prompts_list_changed.filter(|&on| on);
+        accepted.tools_list_changed = requested.tools_list_changed.filter(|&on| on);
         Some(accepted)
     }
 
@@ -503,7 +571,7 @@ impl ServerHandler for SkillServer {
                     let change = match change {
                         Ok(change) => change,
                         // Missed some: everything may have changed.
-                        Err(broadcast::error::RecvError::Lagged(_)) => Change { resources: true, prompts: true, tools: false },
+                        Err(broadcast::error::RecvError::Lagged(_)) => Change { resources: true, prompts: true, tools: true },
                         Err(broadcast::error::RecvError::Closed) => return Ok(()),
                     };
                     let mut sent = Ok(());
@@ -512,6 +580,9 @@ impl ServerHandler for SkillServer {
                     }
                     if change.prompts && accepted.prompts_list_changed == Some(true) {
                         sent = sent.and(sink.notify_prompt_list_changed().await);
+                    }
+                    if change.tools && accepted.tools_list_changed == Some(true) {
+                        sent = sent.and(sink.notify_tool_list_changed().await);
                     }
                     if sent.is_err() {
                         return Ok(());

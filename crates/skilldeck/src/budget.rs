@@ -329,6 +329,85 @@ impl Budget {
     }
 }
 
+/// The line that closes a budgeted level-1 text which left `omitted` skills
+/// out (see [`Budget::closed`]): how many, and that `search_tool` reaches
+/// every one of them.
+///
+/// ```
+/// assert_eq!(
+///     skilldeck::closing_line(2, "find_skills"),
+///     "(2 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
+/// );
+/// assert!(skilldeck::closing_line(1, "find_skills").starts_with("(1 more skill is not listed here:"));
+/// ```
+pub fn closing_line(omitted: usize, search_tool: &str) -> String {
+    let (skills, are) = if omitted == 1 { ("skill", "is") } else { ("skills", "are") };
+    format!(
+        "({omitted} more {skills} {are} not listed here: call {search_tool} with a few words of the task to search every skill.)"
+    )
+}
+
+impl Budget {
+    /// A level-1 text within this budget that says what it left out: `fit`
+    /// (such as `|b| b.toolnexus(&catalog)`) whole when nothing is left out,
+    /// else fitted to what remains once room is kept for a blank line and
+    /// the [`closing_line`] naming `search_tool`, and closed by that line,
+    /// which counts exactly the skills the report omits. The report's
+    /// budget is this one and `used` measures the whole text. When no entry
+    /// fits beside the line, the text is the line alone (and empty if even
+    /// that is over budget).
+    ///
+    /// ```
+    /// use skilldeck::{Budget, Catalog, SkillDef, render};
+    ///
+    /// let catalog = Catalog::builder()
+    ///     .skill(SkillDef::new("alpha").description("First."))
+    ///     .skill(SkillDef::new("beta").description("Second."))
+    ///     .build()?;
+    /// // Too small for the list: the line alone, counting both.
+    /// let fitted = Budget::chars(150).closed("find_skills", |b| b.toolnexus(&catalog));
+    /// assert_eq!(
+    ///     fitted.text,
+    ///     "(2 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
+    /// );
+    /// assert_eq!(fitted.report.omitted, ["alpha", "beta"]);
+    /// // Room for everything: the renderer's text, not closed.
+    /// let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
+    /// assert_eq!(roomy.text, render::toolnexus(&catalog));
+    /// # Ok::<(), skilldeck::BuildError>(())
+    /// ```
+    pub fn closed<'c>(&self, search_tool: &str, fit: impl Fn(Budget) -> Fitted<'c>) -> Fitted<'c> {
+        let whole = fit(*self);
+        if whole.report.omitted.is_empty() {
+            return whole;
+        }
+        let report = &whole.report;
+        let listed = report.full.len() + report.shortened.len() + report.omitted.len();
+        // The line for every skill has at least as many digits as the one
+        // that will be written: in characters the first try always fits.
+        let mut reserve = self.measure(&format!("\n\n{}", closing_line(listed, search_tool)));
+        loop {
+            let mut fitted = fit(Budget { limit: self.limit.saturating_sub(reserve), ..*self });
+            let line = closing_line(fitted.report.omitted.len(), search_tool);
+            let text = match fitted.report.full.is_empty() && fitted.report.shortened.is_empty() {
+                true => line,
+                false => format!("{}\n\n{line}", fitted.text),
+            };
+            fitted.report.budget = *self;
+            if let Some(used) = self.fits(&text) {
+                (fitted.text, fitted.report.used) = (text, used);
+                return fitted;
+            }
+            if reserve >= self.limit {
+                (fitted.text, fitted.report.used) = (String::new(), 0);
+                return fitted;
+            }
+            // Tokens do not add up across the joint: keep more room and fit again.
+            reserve += (self.measure(&text) - self.limit).max(1);
+        }
+    }
+}
+
 /// A share that shows every description whole.
 const WHOLE: usize = usize::MAX;
 

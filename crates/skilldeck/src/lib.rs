@@ -58,7 +58,7 @@ pub mod validate;
 pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 #[cfg(feature = "tokens")]
 pub use budget::Encoding;
-pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit};
+pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 pub use catalog::{
     BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
     Shadowed, Skip, SkipReason, Source, Warning,

@@ -459,3 +459,73 @@ fn a_large_catalog_fits_a_small_budget() {
         assert!(!fitted.report.omitted.is_empty());
     }
 }
+
+/// The closed form: within budget, and its last line counts exactly the
+/// skills its report omits.
+fn check_closed<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
+    let closed = budget.closed("find_skills", |b| format.fit(b, catalog));
+    let (text, report) = (&closed.text, &closed.report);
+    prop_assert_eq!(report.used, budget.measure(text));
+    prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
+    prop_assert_eq!(report.budget, budget);
+    let entries = format.entries(catalog);
+    let shown = report.full.len() + report.shortened.len();
+    prop_assert_eq!(shown + report.omitted.len(), entries.len());
+    if report.omitted.is_empty() {
+        // Nothing left out: the plain fit, byte for byte.
+        prop_assert_eq!(text, &format.fit(budget, catalog).text);
+    } else if !text.is_empty() {
+        let line = skilldeck::closing_line(report.omitted.len(), "find_skills");
+        match shown {
+            0 => prop_assert_eq!(text, &line),
+            _ => prop_assert!(text.ends_with(&format!("\n\n{line}")), "{text:?}"),
+        }
+    } else {
+        prop_assert_eq!(shown, 0);
+    }
+    Ok(closed)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn closed_texts_count_what_they_leave_out(catalog in catalogs(), limit in 0usize..1200) {
+        for format in FORMATS {
+            check_closed(format, Budget::chars(limit), &catalog)?;
+        }
+    }
+}
+
+#[cfg(feature = "tokens")]
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn closed_token_texts_count_what_they_leave_out(catalog in catalogs(), limit in 0usize..300) {
+        for format in FORMATS {
+            check_closed(format, Budget::tokens(limit, skilldeck::Encoding::O200k), &catalog)?;
+        }
+    }
+}
+
+#[test]
+fn a_closed_text_names_what_it_left_out() {
+    let defs = (0..8).map(|i| SkillDef::new(format!("skill-{i}")).description(format!("Handles task {i}.")));
+    let catalog = Catalog::builder().skills(defs).build().unwrap();
+    let fitted = Budget::chars(300).closed("find_skills", |b| b.toolnexus(&catalog));
+    assert_eq!(
+        fitted.text,
+        toolnexus(
+            "\n- **skill-0**: Handles ta…\n\n(7 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
+        )
+    );
+    assert_eq!(fitted.report.omitted, ["skill-1", "skill-2", "skill-3", "skill-4", "skill-5", "skill-6", "skill-7"]);
+    assert_eq!(fitted.report.used, fitted.text.chars().count());
+    assert!(fitted.report.used <= 300);
+    // Too small for any entry beside the line: the line alone; smaller still, nothing.
+    let line = Budget::chars(200).closed("find_skills", |b| b.toolnexus(&catalog));
+    assert_eq!(line.text, skilldeck::closing_line(8, "find_skills"));
+    assert_eq!(Budget::chars(20).closed("find_skills", |b| b.toolnexus(&catalog)).text, "");
+    // A text that fits is not closed.
+    let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
+    assert_eq!(roomy.text, render::toolnexus(&catalog));
+}

@@ -1,0 +1,128 @@
+"""A real MCP host against `skilldeck serve`: Claude Code in print mode, its model
+replaced by a loopback stand-in for the Messages API that records every request.
+
+The host is `@anthropic-ai/claude-code` from npm (`SKILLDECK_CLAUDE`, the path of its
+`claude` binary; scripts/test installs it into target/claude-code). Without it the
+test is skipped. Nothing leaves the machine: the base URL is the stand-in's, the key
+is a dummy, telemetry and non-essential traffic are off.
+
+Checked: every example skill's name is in what the model is sent (Claude Code puts a
+server's `instructions` under "# MCP Server Instructions"), and a model turn that
+calls `find_skills` and then `skill` with the name it found gets the skill's body.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from messages_standin import MessagesStandin, text, tool_use
+from support import BIN, REPO, run_cli
+
+CLAUDE = os.environ.get("SKILLDECK_CLAUDE")
+EXAMPLES = REPO / "examples" / "skills"
+EXAMPLE_NAMES = ["hello-world", "pdf-forms", "release-notes"]
+FIND = "mcp__skilldeck__find_skills"
+SKILL = "mcp__skilldeck__skill"
+
+pytestmark = pytest.mark.skipif(not CLAUDE, reason="SKILLDECK_CLAUDE (Claude Code's claude binary) is not set")
+
+
+def last_user_blocks(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The blocks of the last user message (Claude Code may put a system message after it)."""
+    users = [m for m in request.get("messages") or [] if m["role"] == "user"]
+    if not users:
+        return []
+    content = users[-1]["content"]
+    return content if isinstance(content, list) else [{"type": "text", "text": content}]
+
+
+def tool_result(request: dict[str, Any], id_: str) -> str | None:
+    """The text of the tool result for `id_` in the request's last user message."""
+    for block in last_user_blocks(request):
+        if block.get("type") == "tool_result" and block.get("tool_use_id") == id_:
+            content = block.get("content")
+            if isinstance(content, str):
+                return content
+            return "".join(part.get("text", "") for part in content or [])
+    return None
+
+
+def offers(request: dict[str, Any], tool: str) -> bool:
+    return any(t.get("name") == tool for t in request.get("tools") or [])
+
+
+def script(request: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The model: search, load the top hit by the name the search returned, then stop."""
+    if not offers(request, FIND):
+        return None
+    # Claude Code sends every result of the turn in one user message: the latest first.
+    if tool_result(request, "toolu_skill") is not None:
+        return text("The form is filled.")
+    found = tool_result(request, "toolu_find")
+    if found is not None:
+        top = re.search(r"^1\. (\S+) \(score ", found, re.MULTILINE)
+        return tool_use("toolu_skill", SKILL, {"name": top.group(1)}) if top else text("No skill found.")
+    if any(b.get("type") == "text" and "PDF" in b.get("text", "") for b in last_user_blocks(request)):
+        return tool_use("toolu_find", FIND, {"query": "fill in a PDF form"})
+    return None
+
+
+def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) -> None:
+    assert CLAUDE is not None
+    config = {
+        "mcpServers": {
+            "skilldeck": {
+                "type": "stdio",
+                "command": str(BIN),
+                "args": ["serve", "--root", str(EXAMPLES), "--find-skills"],
+            }
+        }
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    (tmp_path / "home").mkdir()
+    with MessagesStandin([script]) as model:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(tmp_path / "home"),
+            "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": "sk-ant-standin",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        proc = subprocess.run(
+            [
+                CLAUDE, "-p", "Here is a PDF with form fields: please fill it in for me.",
+                "--mcp-config", str(tmp_path / "mcp.json"), "--strict-mcp-config",
+                "--allowedTools", f"{FIND},{SKILL}",
+                "--output-format", "json",
+            ],
+            cwd=tmp_path, env=env, capture_output=True, timeout=180,
+        )
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+        assert json.loads(proc.stdout)["result"] == "The form is filled."
+        requests = [r for r in model.requests if offers(r, FIND)]
+
+    # Every example skill's name reaches the model, in the server's instructions.
+    first = json.dumps(requests[0])
+    instructions = run_cli("prompt", "--root", str(EXAMPLES), check=True).stdout.decode()
+    assert json.dumps(instructions)[1:-1] in first
+    for name in EXAMPLE_NAMES:
+        assert f"- **{name}**: " in first, name
+    assert [t["name"] for t in requests[0]["tools"] if t["name"].startswith("mcp__skilldeck__")] == [FIND, SKILL]
+
+    # find_skills, then skill with the name it returned: the turn after gets the body.
+    found = next(tool_result(r, "toolu_find") for r in requests if tool_result(r, "toolu_find") is not None)
+    assert found.startswith('Skills matching "fill in a PDF form", best first:\n1. pdf-forms (score '), found
+    loaded = next(tool_result(r, "toolu_skill") for r in requests if tool_result(r, "toolu_skill") is not None)
+    body = run_cli("load", "pdf-forms", "--root", str(EXAMPLES), check=True).stdout.decode()
+    assert loaded == body
+    assert "1. List the form's fields before writing anything" in loaded
