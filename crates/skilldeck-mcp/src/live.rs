@@ -19,7 +19,7 @@ use skilldeck::store::SkillStore;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::server::SkillServer;
+use crate::server::{OwnReads, SkillServer};
 
 /// Quiet time after the last change before a reload.
 const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -76,15 +76,18 @@ impl Drop for Live {
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
     let roots = watch.roots.iter().map(|root| std::path::absolute(root).unwrap_or_else(|_| root.clone())).collect();
-    let watches = Watches { watcher: Arc::default(), roots };
+    let own_reads = server.own_reads().clone();
+    let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone() };
     let mut tasks = vec![tokio::spawn(reload_loop(server, rx, watches.clone()))];
     let setting_up = watches.clone();
     let events = tx.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
     tasks.push(tokio::task::spawn_blocking(move || {
+        // Setting the watches up lists every directory: reads of our own.
+        let _reading = own_reads.start();
         // Held until the watches are set, so that a root replaced meanwhile is watched again after.
         let mut holder = setting_up.watcher.lock().unwrap_or_else(PoisonError::into_inner);
-        *holder = start_watcher(&setting_up.roots, events);
+        *holder = start_watcher(&setting_up.roots, events, setting_up.own_reads.clone());
         drop(holder);
         let _ = done.send(true);
     }));
@@ -101,6 +104,7 @@ struct Watches {
     watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
     /// The roots made absolute, as the watcher reports paths below them.
     roots: Arc<[PathBuf]>,
+    own_reads: Arc<OwnReads>,
 }
 
 impl Watches {
@@ -112,6 +116,7 @@ impl Watches {
         let Some(watcher) = watcher.as_mut() else {
             return;
         };
+        let _reading = self.own_reads.start();
         for root in roots {
             // Already gone where the watcher saw the directory move or go.
             let _ = watcher.unwatch(root);
@@ -137,7 +142,11 @@ enum Seen {
 
 /// A watcher on every root and on the roots' parents, sending the paths of
 /// each relevant event.
-fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Option<RecommendedWatcher> {
+fn start_watcher(
+    roots: &[PathBuf],
+    events: mpsc::UnboundedSender<Seen>,
+    own_reads: Arc<OwnReads>,
+) -> Option<RecommendedWatcher> {
     let parents = parents(roots);
     let (watched_parents, watched_roots) = (parents.clone(), roots.to_vec());
     // A parent's watch reports its other entries too: there, only a root matters.
@@ -153,6 +162,11 @@ fn start_watcher(roots: &[PathBuf], events: mpsc::UnboundedSender<Seen>) -> Opti
                     EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
                 ) =>
             {
+                return;
+            }
+            // An overflow during the server's own reads is theirs (see `OwnReads`).
+            Ok(event) if event.need_rescan() && own_reads.recent() => {
+                tracing::debug!("the watcher's queue overflowed while skilldeck read the tree: not a change");
                 return;
             }
             Ok(event) if event.need_rescan() || event.paths.is_empty() => Seen::Lost,
@@ -232,6 +246,10 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
                 Ok(None) => return,
                 Err(_) => break,
             }
+        }
+        match &touched {
+            Some(paths) => tracing::debug!(paths = paths.len(), first = ?paths.first(), "reloading what changed"),
+            None => tracing::debug!("reloading everything: the watcher lost track"),
         }
         let (reloading, watches) = (server.clone(), watches.clone());
         let reload = move || match touched {

@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use base64::Engine;
@@ -114,6 +116,8 @@ struct Shared {
     /// Held for a whole reload, catalog and publication: a publication
     /// built from the changes since the current one must not race another.
     reloading: Mutex<()>,
+    /// The server's own reads of the trees, which flood the file watcher.
+    own_reads: Arc<OwnReads>,
 }
 
 /// skilldeck's MCP server: a [`ServerHandler`] over a [`LiveCatalog`].
@@ -142,10 +146,11 @@ impl SkillServer {
             changes,
             reported: Mutex::default(),
             reloading: Mutex::default(),
+            own_reads: Arc::default(),
         };
         let server = SkillServer { shared: Arc::new(shared) };
         server.report(&server.generation());
-        warm_search(server.generation());
+        warm_search(server.generation(), &server.shared.own_reads);
         server
     }
 
@@ -158,6 +163,7 @@ impl SkillServer {
     /// As [`LiveCatalog::reload`]; the current generation stays.
     pub fn reload(&self) -> Result<Change, BuildError> {
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
+        let _reading = self.shared.own_reads.start();
         self.publish(self.shared.live.reload()?, None)
     }
 
@@ -172,6 +178,7 @@ impl SkillServer {
     /// As [`LiveCatalog::reload_changed`]; the current generation stays.
     pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
+        let _reading = self.shared.own_reads.start();
         self.publish(self.shared.live.reload_changed(changed)?, Some(changed))
     }
 
@@ -187,7 +194,7 @@ impl SkillServer {
         let previous = self.shared.current.swap(next.clone());
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
-        warm_search(next.clone());
+        warm_search(next.clone(), &self.shared.own_reads);
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
@@ -229,6 +236,12 @@ impl SkillServer {
     /// The current generation: a request takes it once and answers from it.
     pub(crate) fn generation(&self) -> Arc<Generation> {
         self.shared.current.load_full()
+    }
+
+    /// The server's own reads of the trees, for the watcher to tell their
+    /// overflows from a change's.
+    pub(crate) fn own_reads(&self) -> &Arc<OwnReads> {
+        &self.shared.own_reads
     }
 
     fn peers(&self) -> std::sync::MutexGuard<'_, Vec<Peer<RoleServer>>> {
@@ -299,15 +312,65 @@ impl SkillServer {
 /// Builds the search index of a generation that offers `find_skills` on a
 /// thread of its own, so that the first call does not wait for it (it reads
 /// every body). A call that comes sooner waits for this build, not another.
-fn warm_search(generation: Arc<Generation>) {
+fn warm_search(generation: Arc<Generation>, own_reads: &Arc<OwnReads>) {
     if !generation.level1.find_skills {
         return;
     }
+    let own_reads = own_reads.clone();
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
+        let _reading = own_reads.start();
         let _ = generation.catalog.search("", 1);
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
+    }
+}
+
+/// The server's own reads of the trees: reloads, index builds, setting up
+/// watches. Each open of a file or directory under a watched root is an
+/// inotify event, and a tree of some ten thousand skills overflows the
+/// kernel's queue (16,384 events by default) with them alone. Taken for a
+/// change, such an overflow asked for a whole reload, whose reads overflowed
+/// the queue again: the server reloaded and rebuilt its index for ever.
+/// An overflow seen during these reads, or [`OWN_READS_GRACE`] after, is
+/// taken for theirs.
+#[derive(Debug, Default)]
+pub(crate) struct OwnReads {
+    active: AtomicUsize,
+    last_end: Mutex<Option<Instant>>,
+}
+
+/// How long after its own reads end an overflow is still taken for theirs:
+/// the kernel reports it when the queue fills, and the watcher's thread
+/// reads it moments later.
+pub(crate) const OWN_READS_GRACE: Duration = Duration::from_secs(1);
+
+/// One of the server's own reads, while it lasts.
+pub(crate) struct OwnRead<'a>(&'a OwnReads);
+
+impl OwnReads {
+    /// Marks a read of the trees until the guard drops.
+    pub(crate) fn start(&self) -> OwnRead<'_> {
+        self.active.fetch_add(1, Ordering::SeqCst);
+        OwnRead(self)
+    }
+
+    /// Whether a read of the server's own is running, or ended less than
+    /// [`OWN_READS_GRACE`] ago.
+    pub(crate) fn recent(&self) -> bool {
+        self.active.load(Ordering::SeqCst) > 0
+            || self
+                .last_end
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some_and(|end| end.elapsed() < OWN_READS_GRACE)
+    }
+}
+
+impl Drop for OwnRead<'_> {
+    fn drop(&mut self) {
+        *self.0.last_end.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
