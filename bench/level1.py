@@ -22,6 +22,7 @@ Exits 1 if a check fails.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import statistics
@@ -37,42 +38,17 @@ CLOSING = re.compile(r"\((\d+) more skills? (?:is|are) not listed here: call fin
 ENTRY = re.compile(r"^- \*\*(.+?)\*\*: ", re.MULTILINE)
 
 
-class Server:
-    """`skilldeck serve` on pipes; one request in flight at a time."""
+def stdio_server() -> Any:
+    """bench/mcp.py's `Server` (raw JSON-RPC on a server's pipes), loaded by path: the
+    file is named mcp.py, which `import` would take for the SDK."""
+    spec = importlib.util.spec_from_file_location("bench_mcp", ROOT / "bench" / "mcp.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Server
 
-    def __init__(self, binary: Path, args: list[str]):
-        self.proc = subprocess.Popen(
-            [str(binary), "serve", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-        self.next_id = 0
 
-    def request(self, method: str, params: Any = None) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        assert self.proc.stdin and self.proc.stdout
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise SystemExit("server closed its stdout")
-            answer = json.loads(line)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise SystemExit(f"{method}: {answer['error']}")
-                return answer["result"]
-
-    def notify(self, method: str) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def close(self) -> None:
-        assert self.proc.stdin
-        self.proc.stdin.close()
-        self.proc.wait(30)
+Server = stdio_server()
 
 
 def tokens(binary: Path, text: str) -> int:
@@ -107,10 +83,7 @@ def main() -> int:
 
     started = time.perf_counter()
     server = Server(args.bin, ["--root", str(args.tree), "--budget", args.budget])
-    init = server.request("initialize", {
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"},
-    })
-    server.notify("notifications/initialized")
+    init = server.handshake()
     print(f"initialize answered in {time.perf_counter() - started:.2f} s (walk, publication, level 1)")
     instructions = init.get("instructions") or ""
     limit = int(args.budget.rstrip("c"))

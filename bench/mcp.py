@@ -66,14 +66,16 @@ class Server:
                     raise SystemExit(f"bench: {method} failed: {reply['error']}")
                 return reply["result"]
 
-    def handshake(self) -> None:
-        self.request(
+    def handshake(self) -> dict[str, Any]:
+        """`initialize` then `notifications/initialized`; the `initialize` result."""
+        result = self.request(
             "initialize",
             {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
         )
         assert self.proc.stdin
         self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         self.proc.stdin.flush()
+        return result
 
     def list_all(self) -> tuple[int, int]:
         pages, skills, cursor = 0, 0, None
