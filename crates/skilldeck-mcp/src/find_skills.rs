@@ -3,7 +3,7 @@
 //! out of `instructions`.
 
 use serde_json::{Map, Value, json};
-use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SearchResults, SkillTool};
+use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SearchResults, SkillTool, ToolResult};
 
 /// The tool's name.
 pub const FIND_SKILLS: &str = "find_skills";
@@ -40,29 +40,16 @@ pub(crate) fn input_schema() -> Map<String, Value> {
     }
 }
 
-/// One call's answer: the text the model reads, and whether it is an error.
+/// Runs `find_skills` on a model's arguments over one snapshot: every
+/// exposed skill, or `profile`'s allowed skills alone.
 ///
 /// Text only, no `structuredContent`: Claude Code (2.1.197) gives the model a
 /// tool's `structuredContent` instead of its text when there is one, and the
 /// text's last line, how to load a skill, would be lost.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Found {
-    pub(crate) text: String,
-    pub(crate) is_error: bool,
-}
-
-impl Found {
-    fn error(text: String) -> Found {
-        Found { text, is_error: true }
-    }
-}
-
-/// Runs `find_skills` on a model's arguments over one snapshot: every
-/// exposed skill, or `profile`'s allowed skills alone.
-pub(crate) fn call(catalog: &Catalog, profile: Option<&AgentProfile>, args: &Value) -> Found {
+pub(crate) fn call(catalog: &Catalog, profile: Option<&AgentProfile>, args: &Value) -> ToolResult {
     let (query, limit) = match arguments(args) {
         Ok(arguments) => arguments,
-        Err(message) => return Found::error(message),
+        Err(message) => return ToolResult::error(message),
     };
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let (results, load_tool) = match profile {
@@ -101,13 +88,11 @@ fn arguments(args: &Value) -> Result<(&str, u64), String> {
 /// The ranked skills as numbered lines, `N. name (score S): description`
 /// (whitespace runs in the description made one space), then how to load
 /// one with `load_tool`; or, when the search abstained, that nothing matches.
-fn render(query: &str, results: &SearchResults<'_>, load_tool: &str) -> Found {
+fn render(query: &str, results: &SearchResults<'_>, load_tool: &str) -> ToolResult {
+    let answer = |output| ToolResult { output, is_error: false, metadata: None };
     let quoted = Value::String(query.to_owned()).to_string();
     let Some(best) = results.hits.first().filter(|_| !results.abstained) else {
-        return Found {
-            text: format!("No skill matches {quoted} well. Try other words, or go on without a skill."),
-            is_error: false,
-        };
+        return answer(format!("No skill matches {quoted} well. Try other words, or go on without a skill."));
     };
     let mut text = format!("Skills matching {quoted}, best first:\n");
     for (rank, hit) in results.hits.iter().enumerate() {
@@ -117,5 +102,5 @@ fn render(query: &str, results: &SearchResults<'_>, load_tool: &str) -> Found {
     }
     let example = Value::String(best.skill.name().to_owned()).to_string();
     text.push_str(&format!("\nLoad one with the {load_tool} tool: {{\"name\": {example}}}."));
-    Found { text, is_error: false }
+    answer(text)
 }

@@ -449,18 +449,14 @@ impl ServerHandler for SkillServer {
     ) -> Result<CallToolResponse, McpError> {
         let generation = self.generation();
         let args = Value::Object(request.arguments.unwrap_or_default());
-        if request.name == FIND_SKILLS && generation.level1.find_skills {
+        let result = if request.name == FIND_SKILLS && generation.level1.find_skills {
             let profile = self.shared.options.profile.clone();
-            let found = blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?;
-            let content = vec![ContentBlock::text(found.text)];
-            return Ok(
-                if found.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into()
-            );
-        }
-        if request.name != self.declaration().name {
+            blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?
+        } else if request.name == self.declaration().name {
+            self.call(&generation.catalog, &args)
+        } else {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
-        }
-        let result = self.call(&generation.catalog, &args);
+        };
         let content = vec![ContentBlock::text(result.output)];
         Ok(if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into())
     }
