@@ -149,12 +149,13 @@ impl Skill {
             Refusal::check_size(&self.data.location, body.len() as u64)?;
             return Ok(body);
         }
-        let Origin::Fs { skill_md, .. } = &self.data.origin else {
-            return Ok("");
-        };
-        let confinement = self.data.confinement.as_deref().cloned().unwrap_or_default();
-        let body = read::body(skill_md, &confinement)?;
-        Ok(self.data.body.get_or_init(|| body))
+        match self.read_disk_body() {
+            Some(read) => {
+                let body = read?;
+                Ok(self.data.body.get_or_init(|| body))
+            }
+            None => Ok(""),
+        }
     }
 
     /// The body for one reading (the search index): a body already held is
@@ -164,14 +165,20 @@ impl Skill {
         if let Some(body) = self.data.body.get() {
             return Ok(Cow::Borrowed(body));
         }
+        match self.read_disk_body() {
+            Some(read) => read.map(Cow::Owned),
+            None => Ok(Cow::Borrowed("")),
+        }
+    }
+
+    /// A disk skill's body, read from its `SKILL.md` now under its
+    /// confinement; `None` for other origins, whose body is held.
+    fn read_disk_body(&self) -> Option<io::Result<String>> {
         let Origin::Fs { skill_md, .. } = &self.data.origin else {
-            return Ok(Cow::Borrowed(""));
+            return None;
         };
-        let body = match self.data.confinement.as_deref() {
-            Some(confinement) => read::body(skill_md, confinement)?,
-            None => read::body(skill_md, &Confinement::default())?,
-        };
-        Ok(Cow::Owned(body))
+        let outside_every_root = Confinement::default();
+        Some(read::body(skill_md, self.data.confinement.as_deref().unwrap_or(&outside_every_root)))
     }
 
     /// Whether the body can be served now. One that cannot be read (the file
