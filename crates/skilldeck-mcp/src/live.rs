@@ -120,10 +120,10 @@ impl Watches {
         for root in roots {
             // Already gone where the watcher saw the directory move or go.
             let _ = watcher.unwatch(root);
-            if !root.is_dir() {
+            if root.is_dir() {
+                watch_root(watcher, root);
+            } else {
                 tracing::info!("root {} leads to no directory now: not watched until it does", root.display());
-            } else if let Err(error) = watcher.watch(root, RecursiveMode::Recursive) {
-                tracing::warn!("cannot watch {} for changes: {error}", root.display());
             }
         }
     }
@@ -188,13 +188,8 @@ fn start_watcher(
             return None;
         }
     };
-    for root in roots {
-        let root = std::path::absolute(root).unwrap_or_else(|_| root.clone());
-        if root.is_dir()
-            && let Err(error) = watcher.watch(&root, RecursiveMode::Recursive)
-        {
-            tracing::warn!(root = ?root, %error, "cannot watch a root for changes");
-        }
+    for root in roots.iter().filter(|root| root.is_dir()) {
+        watch_root(&mut watcher, root);
     }
     for parent in &parents {
         if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
@@ -202,6 +197,14 @@ fn start_watcher(
         }
     }
     Some(watcher)
+}
+
+/// Watches `root` and everything below it; a failure is logged, and the
+/// root is served as it is.
+fn watch_root(watcher: &mut RecommendedWatcher, root: &Path) {
+    if let Err(error) = watcher.watch(root, RecursiveMode::Recursive) {
+        tracing::warn!(root = ?root, %error, "cannot watch a root for changes");
+    }
 }
 
 /// The directories to watch for a root being made, removed, renamed or
