@@ -236,7 +236,7 @@ impl SearchIndex {
 
         let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (doc, skill) in docs.iter().enumerate() {
-            names.entry(fold_text(skill.name().trim()).into()).or_default().push(doc as u32);
+            names.entry(fold(skill.name().trim()).into()).or_default().push(doc as u32);
         }
         SearchIndex { docs, shared, agents, terms, postings, names, tuning }
     }
@@ -266,7 +266,7 @@ impl SearchIndex {
     fn rank(&self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> Ranking {
         let raw = query;
         let query = prefix(query, MAX_QUERY_BYTES).trim();
-        let folded = fold_text(query);
+        let folded = fold(query);
         let mut seen = HashSet::new();
         let terms: Vec<&str> = words(&folded).into_iter().filter(|t| seen.insert(*t)).collect();
         let informative: Vec<&str> = terms.iter().copied().filter(|t| !STOPWORDS.contains(t)).collect();
@@ -365,15 +365,6 @@ struct Ranking {
     confidence: f64,
 }
 
-/// Lowercase and accent-fold as Insika's triggers do; ASCII text (most of
-/// it) takes the fast path to the same result.
-pub(crate) fn fold_text(text: &str) -> String {
-    match text.is_ascii() {
-        true => text.to_ascii_lowercase(),
-        false => fold(text),
-    }
-}
-
 /// The tokens of folded text: runs of word characters, except that Chinese
 /// and Japanese, written without spaces, give each pair of neighbouring
 /// ideographs or kana (a bigram; a lone one is itself).
@@ -429,7 +420,7 @@ fn analyze(skill: &Skill) -> Analyzed {
 impl Analyzed {
     /// Counts the words of `text` in `field`; returns the folded text.
     fn add(&mut self, field: usize, text: &str) -> String {
-        let folded = fold_text(text);
+        let folded = fold(text);
         for word in words(&folded) {
             self.lengths[field] += 1;
             match self.counts.get_mut(word) {

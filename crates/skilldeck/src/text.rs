@@ -115,7 +115,12 @@ pub(crate) fn ruby_strip(s: &str) -> &str {
 
 /// Insika's fold: NFD, nonspacing marks (`Mn`) removed, then each character
 /// lowercased on its own (Ruby's `downcase` has no final-sigma context).
+/// ASCII text (most of it, and every search over a large catalog folds it
+/// all) takes the fast path to the same result.
 pub(crate) fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     s.nfd()
         .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
         .flat_map(char::to_lowercase)

@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
-use crate::search::fold_text;
 use crate::skill::{Origin, Skill};
-use crate::text::{file_url, js_trim};
+use crate::text::{file_url, fold, js_trim};
 
 /// What a tool call returns: the text for the model, whether it is an error,
 /// and (on success) which skill was served from where.
@@ -261,13 +260,13 @@ pub(crate) fn not_found(catalog: &Catalog, name: &str) -> String {
 fn closest_names<'c>(catalog: &'c Catalog, wanted: &str, limit: usize) -> Vec<&'c str> {
     /// Only the start of an absurdly long name is compared: edit distance is quadratic.
     const COMPARED_CHARS: usize = 128;
-    let wanted: Vec<char> = fold_text(wanted).chars().take(COMPARED_CHARS).collect();
+    let wanted: Vec<char> = fold(wanted).chars().take(COMPARED_CHARS).collect();
     let within = (wanted.len() / 3).max(2);
     let mut near: Vec<(usize, &str)> = catalog
         .skills()
         .map(Skill::name)
         .filter_map(|name| {
-            let folded: Vec<char> = fold_text(name).chars().take(COMPARED_CHARS).collect();
+            let folded: Vec<char> = fold(name).chars().take(COMPARED_CHARS).collect();
             // Edit distance is at least the difference in length: skip the quadratic work.
             if folded.len().abs_diff(wanted.len()) > within {
                 return None;
