@@ -1,7 +1,10 @@
 //! Measures search parameters on the retrieval evaluation: builds the
 //! catalog of a tree once, then for each candidate tuning prints R@1, R@10,
-//! NDCG@10 and MRR without abstention, and what each abstention threshold
-//! would abstain on (no-skill requests) and lose (answerable ones).
+//! NDCG@10 and MRR without abstention; what its abstention rule abstains on
+//! (no-skill requests) and loses (answerable ones); whether it refuses any
+//! keyword query of the kind a model sends; and, as a check on overfitting,
+//! the rule chosen on one half of the requests (even or odd lines) measured
+//! on the other.
 //!
 //! ```text
 //! bench/retrieval/fetch_tree.sh /tmp/tree
@@ -61,26 +64,24 @@ fn main() {
         }
     }
     println!("{} requests over {} skills", requests.len(), catalog.skills().len());
-    let thresholds = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5];
     for tuning in tunings {
         let started = std::time::Instant::now();
         let tuned = Tuned::new(&catalog, tuning);
         let built = started.elapsed();
         let (mut r1, mut r10, mut ndcg, mut mrr) = (0.0, 0.0, 0.0, 0.0);
-        let mut answerable: Vec<f64> = Vec::new();
-        let mut no_skill: Vec<f64> = Vec::new();
-        for request in &requests {
-            let (ranking, confidence) = tuned.rank(&request.query, 10);
+        let mut signals: Vec<Signal> = Vec::new();
+        for (at, request) in requests.iter().enumerate() {
+            let (ranking, coverage, strength) = tuned.rank(&request.query, 10);
             if std::env::var_os("DUMP").is_some() {
                 let top = ranking.first().map_or("-", |s| s.name());
                 let ok = ranking.first().is_some_and(|s| request.relevant.contains_key(s.name()));
-                println!("{confidence:.3}\t{}\t{ok}\t{top}\t{}", request.relevant.len(), request.query);
+                println!("{coverage:.3}\t{strength:.3}\t{}\t{ok}\t{top}\t{}", request.relevant.len(), request.query);
             }
-            if request.relevant.is_empty() {
-                no_skill.push(confidence);
+            let answerable = !request.relevant.is_empty();
+            signals.push(Signal { coverage, strength, answerable, dev: at % 2 == 0 });
+            if !answerable {
                 continue;
             }
-            answerable.push(confidence);
             let hits: Vec<bool> = ranking.iter().map(|s| request.relevant.contains_key(s.name())).collect();
             r1 += f64::from(u8::from(hits.first() == Some(&true)));
             r10 += f64::from(u8::from(hits.contains(&true)));
@@ -92,9 +93,9 @@ fn main() {
             ndcg += dcg(gains) / dcg(ideal.into_iter());
             mrr += hits.iter().position(|&h| h).map_or(0.0, |p| 1.0 / (p + 1) as f64);
         }
-        let n = answerable.len() as f64;
-        print!(
-            "w={:?} b={:?} k1={} built={:.2}s  R@1={:.1} R@10={:.1} NDCG@10={:.3} MRR={:.3} |",
+        let n = signals.iter().filter(|s| s.answerable).count() as f64;
+        println!(
+            "w={:?} b={:?} k1={} built={:.2}s  R@1={:.1} R@10={:.1} NDCG@10={:.3} MRR={:.3}",
             tuning.field_weights,
             tuning.field_b,
             tuning.k1,
@@ -104,11 +105,90 @@ fn main() {
             ndcg / n,
             mrr / n
         );
-        for t in thresholds {
-            let abstains = no_skill.iter().filter(|&&c| c < t).count() as f64 / no_skill.len() as f64;
-            let lost = answerable.iter().filter(|&&c| c < t).count() as f64 / n;
-            print!(" {t}:{:.0}/{:.1}", 100.0 * abstains, 100.0 * lost);
+        let keywords: Vec<Signal> = KEYWORD_QUERIES
+            .iter()
+            .map(|q| {
+                let (_, coverage, strength) = tuned.rank(q, 10);
+                Signal { coverage, strength, answerable: true, dev: true }
+            })
+            .collect();
+        let rule = (tuning.abstain_coverage, tuning.abstain_strength);
+        let (abstains, lost) = abstention(&signals, rule, |_| true);
+        println!("  abstention {rule:?}: all {abstains:.0}% / {lost:.1}% lost");
+        let refused: Vec<&str> =
+            KEYWORD_QUERIES.iter().zip(&keywords).filter(|(_, s)| s.abstains(rule)).map(|(q, _)| *q).collect();
+        println!("  keyword queries refused: {refused:?}");
+        // Cross-validation: choose the rule on one half (even or odd ids), measure it on the other.
+        for dev in [true, false] {
+            let chosen = choose(&signals, &keywords, |s| s.dev == dev);
+            let (abstains, lost) = abstention(&signals, chosen, |s| s.dev != dev);
+            println!(
+                "  chosen on {} half {chosen:?}: held-out {abstains:.0}% / {lost:.1}% lost",
+                if dev { "even" } else { "odd" }
+            );
         }
-        println!();
     }
+}
+
+/// Keyword queries, the way a model writes a `find_skills` call: a search
+/// that refuses them is useless to a model, whatever it scores on sentences.
+const KEYWORD_QUERIES: &[&str] = &[
+    "docker",
+    "kubernetes",
+    "terraform",
+    "react hooks",
+    "seo audit",
+    "invoice",
+    "excel formulas",
+    "translate document",
+    "send email",
+    "slack message",
+    "merge pdf files",
+    "debug memory leak node",
+    "git rebase",
+    "unit tests python",
+    "image generation",
+    "scrape website",
+    "sql query optimization",
+    "deploy to aws",
+    "write blog post",
+    "resume review",
+];
+
+/// What the abstention rule reads for one request.
+struct Signal {
+    coverage: f64,
+    strength: f64,
+    answerable: bool,
+    dev: bool,
+}
+
+impl Signal {
+    fn abstains(&self, (coverage, strength): (f64, f64)) -> bool {
+        self.coverage < coverage && self.strength < strength
+    }
+}
+
+/// The share of no-skill requests `rule` abstains on and of answerable ones it loses, in percent.
+fn abstention(signals: &[Signal], rule: (f64, f64), within: impl Fn(&Signal) -> bool) -> (f64, f64) {
+    let share = |answerable: bool| {
+        let set: Vec<&Signal> = signals.iter().filter(|s| within(s) && s.answerable == answerable).collect();
+        100.0 * set.iter().filter(|s| s.abstains(rule)).count() as f64 / set.len().max(1) as f64
+    };
+    (share(false), share(true))
+}
+
+/// The rule that abstains most within `within` while losing at most 5% and refusing no keyword query.
+fn choose(signals: &[Signal], keywords: &[Signal], within: impl Fn(&Signal) -> bool + Copy) -> (f64, f64) {
+    let mut best = (f64::MIN, (0.0, 0.0));
+    for c in 0..=50 {
+        for t in 0..=50 {
+            let rule = (f64::from(c) * 0.02, f64::from(t) * 0.02);
+            let (abstains, lost) = abstention(signals, rule, within);
+            if lost <= 5.0 && !keywords.iter().any(|k| k.abstains(rule)) && abstains > best.0 {
+                best = (abstains, rule);
+            }
+        }
+    }
+    best.1
 }

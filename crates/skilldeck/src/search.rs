@@ -7,8 +7,9 @@
 //! fold (NFD, marks out, lowercase) split at every character that is not a
 //! word character, Chinese and Japanese as bigrams; a name with separators is
 //! also kept whole, and a query equal to a name ranks that skill first. A
-//! query whose best match covers too little of what the query says is
-//! refused (abstention) rather than answered with unrelated skills.
+//! query whose best match covers too little of what the query says, with
+//! too little evidence, is refused (abstention) rather than answered with
+//! unrelated skills.
 //!
 //! The weights, `k1` and the abstention threshold were chosen on the
 //! retrieval evaluation (`bench/retrieval`, with `examples/tune_search.rs`);
@@ -87,10 +88,18 @@ pub const K1: f32 = 1.2;
 /// cost 16 MiB of postings.
 pub const BODY_INDEXED_BYTES: usize = 32 * 1024;
 
-/// The abstention threshold: the best hit's score over the score a perfect
-/// match of every informative query term would get (each term's IDF). Below
-/// it, the search returns no hits and says it abstained.
-pub const ABSTAIN_BELOW: f64 = 0.2;
+/// The abstention rule's coverage threshold: the best hit's score over the
+/// score a perfect match of every informative query term would get (the sum
+/// of their IDFs). A search abstains when coverage is below this *and*
+/// strength is below [`ABSTAIN_STRENGTH`]: a short query (what a model sends
+/// to `find_skills`) is judged by how much of it the best skill covers, a
+/// long one (what a user writes) by how much evidence the best skill has.
+pub const ABSTAIN_COVERAGE: f64 = 0.6;
+
+/// The abstention rule's strength threshold: the best hit's score over the
+/// IDF of a term only one skill has, so "how many rare terms' worth" of match
+/// it has, whatever the catalog's size. See [`ABSTAIN_COVERAGE`].
+pub const ABSTAIN_STRENGTH: f64 = 0.55;
 
 /// How much of a query is read, in bytes (cut at a character boundary): a
 /// request is a sentence or two, and a pasted megabyte must not cost a
@@ -124,13 +133,21 @@ pub struct Tuning {
     pub field_b: [f32; FIELDS],
     /// Term-frequency saturation.
     pub k1: f32,
-    /// The abstention threshold.
-    pub abstain_below: f64,
+    /// The abstention rule's coverage threshold.
+    pub abstain_coverage: f64,
+    /// The abstention rule's strength threshold.
+    pub abstain_strength: f64,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { field_weights: FIELD_WEIGHTS, field_b: FIELD_B, k1: K1, abstain_below: ABSTAIN_BELOW }
+        Tuning {
+            field_weights: FIELD_WEIGHTS,
+            field_b: FIELD_B,
+            k1: K1,
+            abstain_coverage: ABSTAIN_COVERAGE,
+            abstain_strength: ABSTAIN_STRENGTH,
+        }
     }
 }
 
@@ -252,7 +269,7 @@ impl SearchIndex {
         visible: impl Fn(u32) -> Option<u32>,
     ) -> SearchResults<'c> {
         let ranking = self.rank(query, limit, visible);
-        if abstain && ranking.confidence < self.tuning.abstain_below {
+        if abstain && ranking.abstains(&self.tuning) {
             return SearchResults { hits: Vec::new(), abstained: true };
         }
         let hits =
@@ -260,9 +277,9 @@ impl SearchIndex {
         SearchResults { hits, abstained: false }
     }
 
-    /// The best `limit` visible documents for `query`, and how confident the
-    /// best is: its score over the score a document matching every
-    /// informative query term perfectly would get (infinite for an exact name).
+    /// The best `limit` visible documents for `query`, and the best one's
+    /// coverage and strength (see [`ABSTAIN_COVERAGE`]; infinite for an exact
+    /// name).
     fn rank(&self, query: &str, limit: usize, visible: impl Fn(u32) -> Option<u32>) -> Ranking {
         let raw = query;
         let query = prefix(query, MAX_QUERY_BYTES).trim();
@@ -335,10 +352,10 @@ impl SearchIndex {
         ranked.sort_by(order);
 
         let best_other = ranked.first().map_or(0.0, |r| r.0);
-        let confidence = match (named.is_empty(), perfect > 0.0) {
-            (false, _) => f64::INFINITY,
-            (true, true) => best_other / perfect,
-            (true, false) => 0.0,
+        let (coverage, strength) = match (named.is_empty(), perfect > 0.0) {
+            (false, _) => (f64::INFINITY, f64::INFINITY),
+            (true, true) => (best_other / perfect, best_other / idf(1)),
+            (true, false) => (0.0, 0.0),
         };
         // Exact names keep their order above the rest, each a point above the next.
         let mut floor = best_other;
@@ -354,15 +371,25 @@ impl SearchIndex {
         hits.reverse();
         hits.extend(ranked);
         hits.truncate(limit);
-        Ranking { hits, confidence }
+        Ranking { hits, coverage, strength }
     }
 }
 
 /// What [`SearchIndex::rank`] found: the best documents with their scores,
-/// best first, and the confidence the abstention rule reads.
+/// best first, and what the abstention rule reads.
 struct Ranking {
     hits: Vec<(f64, u32)>,
-    confidence: f64,
+    /// The best score over the query's perfect score.
+    coverage: f64,
+    /// The best score over the IDF of a term one document has.
+    strength: f64,
+}
+
+impl Ranking {
+    /// Whether the best match is too weak to answer with.
+    fn abstains(&self, tuning: &Tuning) -> bool {
+        self.coverage < tuning.abstain_coverage && self.strength < tuning.abstain_strength
+    }
 }
 
 /// The tokens of folded text: runs of word characters, except that Chinese
@@ -558,11 +585,31 @@ impl Tuned {
         self.index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
     }
 
-    /// The ranking without abstention, and the confidence the rule compares
-    /// with its threshold (infinite for an exact name).
-    pub fn rank(&self, query: &str, limit: usize) -> (Vec<&Skill>, f64) {
+    /// The ranking without abstention, and the best hit's coverage and
+    /// strength, which the rule compares with its thresholds (infinite for an
+    /// exact name).
+    pub fn rank(&self, query: &str, limit: usize) -> (Vec<&Skill>, f64, f64) {
         let shared = self.index.shared as u32;
         let ranking = self.index.rank(query, limit, |doc| (doc < shared).then_some(doc));
-        (ranking.hits.iter().map(|&(_, doc)| &self.index.docs[doc as usize]).collect(), ranking.confidence)
+        let skills = ranking.hits.iter().map(|&(_, doc)| &self.index.docs[doc as usize]).collect();
+        (skills, ranking.coverage, ranking.strength)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abstains_only_when_coverage_and_strength_are_both_low() {
+        let tuning = Tuning::default();
+        let ranking = |coverage, strength| Ranking { hits: Vec::new(), coverage, strength };
+        assert!(ranking(0.0, 0.0).abstains(&tuning));
+        assert!(ranking(ABSTAIN_COVERAGE - 0.01, ABSTAIN_STRENGTH - 0.01).abstains(&tuning));
+        // A short query the best skill covers well, with little evidence in all.
+        assert!(!ranking(ABSTAIN_COVERAGE, 0.1).abstains(&tuning));
+        // A long request covered in part, with much evidence for the best skill.
+        assert!(!ranking(0.1, ABSTAIN_STRENGTH).abstains(&tuning));
+        assert!(!ranking(f64::INFINITY, f64::INFINITY).abstains(&tuning));
     }
 }

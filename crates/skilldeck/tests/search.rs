@@ -127,7 +127,7 @@ fn bodies_are_read_from_disk_and_a_missing_one_contributes_nothing() {
 #[test]
 fn only_the_start_of_a_long_body_is_indexed() {
     let late = format!("{}zeppelin", "filler ".repeat(BODY_INDEXED_BYTES / 7 + 1));
-    let catalog = catalog([def("early", "Things.", "zeppelin"), def("late", "Things.", &late)]);
+    let catalog = catalog([def("early", "Things.", "zeppelin, zeppelin, zeppelin"), def("late", "Things.", &late)]);
     assert_eq!(names(&catalog.search("zeppelin", 10)), ["early"]);
 }
 
@@ -139,9 +139,10 @@ fn a_huge_query_is_cut_not_slow() {
     let started = std::time::Instant::now();
     let found = catalog.search(&query, 10);
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
-    // Only the first MAX_QUERY_BYTES are read: the pdf terms, then hundreds of unknown ones.
+    // Only the first MAX_QUERY_BYTES are read: the pdf terms, then hundreds of
+    // unknown ones, which dilute the coverage but not the evidence for pdf-forms.
     assert!(query.len() > 100 * MAX_QUERY_BYTES);
-    assert!(found.abstained);
+    assert_eq!(names(&found)[0], "pdf-forms");
 }
 
 #[test]
