@@ -35,6 +35,15 @@ SKILLS_EXT = "io.modelcontextprotocol/skills"
 MODERN = "2026-07-28"
 LISTEN_RE = re.compile(r"^skilldeck: listening on (http://([^/]+)/mcp)$")
 
+# Claude Code kept off the network: no telemetry, updates, error reports or other
+# non-essential traffic (tests give it a throwaway HOME and, where it needs a model, a stand-in).
+CLAUDE_OFFLINE_ENV = {
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+}
+
 TRANSPORTS = ["stdio", "http"]
 ERAS = ["auto", "legacy"]  # auto probes server/discover (2026-07-28); legacy is the initialize handshake
 
@@ -162,12 +171,20 @@ def cli_load(name: str, args: list[str]) -> tuple[str, bool]:
 class HttpServer:
     """`skilldeck serve --http 127.0.0.1:0 …` as a child process; `url` from its one stderr line."""
 
-    def __init__(self, args: list[str], *, bind: str = "127.0.0.1:0", env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        bind: str = "127.0.0.1:0",
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+    ):
+        """`command` replaces the whole command line (a README's own, say); `args` and `bind` are then unused."""
         full_env = dict(os.environ)
         full_env.pop("SKILLDECK_TOKEN", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [str(BIN), "serve", "--http", bind, *args],
+            command or [str(BIN), "serve", "--http", bind, *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
         )
         self.stderr_lines: list[str] = []
@@ -233,21 +250,32 @@ async def connect(
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on a fresh `skilldeck serve ARGS` over stdio or HTTP."""
-    kw: dict[str, Any] = dict(mode=era, cache=None, extensions=[advertise(SKILLS_EXT)], message_handler=message_handler)
     if transport == "stdio":
         params = StdioServerParameters(command=str(BIN), args=["serve", *args], env=env)
-        async with Client(params, **kw) as client:
-            assert_era(client, era)
+        async with open_client(params, era, message_handler=message_handler) as client:
             yield client
         return
     with http_server(args, env=env) as server:
         assert server.url is not None
-        target: Any = server.url
-        if headers:
-            target = streamable_http_client(server.url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
-        async with Client(target, **kw) as client:
-            assert_era(client, era)
+        async with open_client(http_target(server.url, headers), era, message_handler=message_handler) as client:
             yield client
+
+
+def http_target(url: str, headers: dict[str, str] | None = None) -> Any:
+    """What `mcp.Client` takes for a Streamable HTTP server: the URL, or a transport that sends `headers`."""
+    if not headers:
+        return url
+    return streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))
+
+
+@asynccontextmanager
+async def open_client(target: Any, era: str = "auto", *, message_handler: Any = None) -> AsyncIterator[Client]:
+    """An entered `mcp.Client` on `target` (stdio parameters, a URL or a transport), in `era`,
+    offering the Skills extension as every test client does."""
+    kw: dict[str, Any] = dict(mode=era, cache=None, extensions=[advertise(SKILLS_EXT)], message_handler=message_handler)
+    async with Client(target, **kw) as client:
+        assert_era(client, era)
+        yield client
 
 
 def assert_era(client: Client, era: str) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from messages_standin import MessagesStandin, text, tool_use
-from support import BIN, REPO, run_cli
+from support import BIN, CLAUDE_OFFLINE_ENV, REPO, run_cli
 
 CLAUDE = os.environ.get("SKILLDECK_CLAUDE")
 EXAMPLES = REPO / "examples" / "skills"
@@ -93,10 +93,7 @@ def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) ->
             "HOME": str(tmp_path / "home"),
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "sk-ant-standin",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            **CLAUDE_OFFLINE_ENV,
         }
         proc = subprocess.run(
             [
