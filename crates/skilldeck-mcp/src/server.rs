@@ -52,6 +52,15 @@ pub const DEFAULT_PAGE_SIZE: usize = 2_000;
 /// The largest page size `skilldeck serve --page-size` accepts: a 100,000-skill
 /// catalog in 10 pages. Past it one page of a large catalog is tens of
 /// megabytes, more than a client should be asked to take in one answer.
+///
+/// ```
+/// use skilldeck_mcp::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options};
+///
+/// // Pages of 5,000 skills: a 100,000-skill catalog in 20 pages.
+/// let options = Options { page_size: 5_000, ..Options::default() };
+/// assert!((1..=MAX_PAGE_SIZE).contains(&options.page_size));
+/// assert_eq!(100_000_usize.div_ceil(DEFAULT_PAGE_SIZE), 50);
+/// ```
 pub const MAX_PAGE_SIZE: usize = 10_000;
 
 /// How a server publishes its catalog.
