@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import math
+from pathlib import Path
 from typing import Any
 
 import mcp_types as t
@@ -36,6 +38,7 @@ from support import (
     skills_get,
     skills_list,
     skills_list_pages,
+    write_tree,
 )
 
 pytestmark = pytest.mark.anyio
@@ -394,6 +397,90 @@ async def test_skill_limits(era: str, limits_tree: Any) -> None:
             with pytest.raises(MCPError) as err:
                 await client.read_resource(skill_uri(name))
             assert err.value.code == INVALID_PARAMS
+
+
+async def test_resource_names_say_whose_file_it_is(main_tree: Any) -> None:
+    """A SKILL.md is named by its skill (the Skills extension); any other file
+    by its skill and its path in it: `alpha/references/guide.md`."""
+    async with connect("stdio", "auto", main_tree.args) as client:
+        listed = await all_resources(client)
+    names = {str(r.uri): (r.name, r.description) for r in listed}
+    assert len(names) == len(listed)
+    for name in FS_SKILLS:
+        for rel in disk_files(main_tree.root / name):
+            if rel == "SKILL.md":
+                assert names[skill_uri(name)] == (name, MAIN_FRONTMATTER[name]["description"]), name
+            else:
+                assert names[skill_uri(name, rel)] == (f"{name}/{rel}", None), rel
+    assert names[skill_uri("delta")] == ("delta", "A data skill given as JSON.")
+
+
+async def test_default_pages_fit_client_page_caps(tmp_path: Path) -> None:
+    """2,001 skills of two files each, served with the default page size (2,000
+    skills): every list takes two pages, the second holding the last skill; a
+    100,000-skill catalog takes 50, under MCP Inspector's cap of 64 pages."""
+    count = 2001
+    tree = {
+        f"s{i:04d}": {
+            "SKILL.md": f"---\nname: s{i:04d}\ndescription: Skill {i}.\n---\nBody {i}.\n".encode(),
+            "README.md": b"# Read me\n",
+        }
+        for i in range(count)
+    }
+    root = write_tree(tmp_path / "skills", tree)
+    async with connect("stdio", "auto", ["--root", str(root)]) as client:
+        resource_pages, cursor = [], None
+        while True:
+            page = await client.list_resources(cursor=cursor)
+            resource_pages.append(page.resources)
+            if (cursor := page.next_cursor) is None:
+                break
+        prompt_pages, cursor = [], None
+        while True:
+            page = await client.list_prompts(cursor=cursor)
+            prompt_pages.append(page.prompts)
+            if (cursor := page.next_cursor) is None:
+                break
+        skill_pages = await skills_list_pages(client)
+    assert [len(p) for p in resource_pages] == [4000, 2]
+    assert [len(p) for p in prompt_pages] == [2000, 1]
+    assert [len(p["skills"]) for p in skill_pages] == [2000, 1]
+    assert [r.name for r in resource_pages[1]] == ["s2000/README.md", "s2000"]
+    assert [p.name for p in prompt_pages[1]] == ["s2000"]
+    assert math.ceil(100_000 / len(prompt_pages[0])) == 50
+
+
+@pytest.mark.parametrize("size", ["0", "10001", "-1", "many"])
+def test_page_size_out_of_range_is_refused(size: str, tmp_path: Path) -> None:
+    proc = run_cli("serve", "--root", str(tmp_path), f"--page-size={size}")
+    assert proc.returncode == 2
+    stderr = proc.stderr.decode()
+    assert stderr.startswith(f"error: invalid value '{size}' for '--page-size <N>': "), stderr
+    if size in ("0", "10001"):
+        assert f"{size} is not in 1..=10000" in stderr, stderr
+
+
+def test_page_size_is_documented() -> None:
+    help_text = run_cli("serve", "--help", check=True).stdout.decode()
+    assert "--page-size <N>" in help_text
+    assert "[default: 2000]" in help_text
+
+
+@combo
+async def test_prompts_list_pagination(transport: str, era: str, paged_tree: Any) -> None:
+    async with connect(transport, era, paged_tree.args) as client:
+        pages, cursor = [], None
+        while True:
+            page = await client.list_prompts(cursor=cursor)
+            pages.append(page)
+            if (cursor := page.next_cursor) is None:
+                break
+        assert [len(p.prompts) for p in pages] == [100, 100, 50]
+        assert [p.name for page in pages for p in page.prompts] == paged_tree.names
+        with pytest.raises(MCPError) as err:
+            await client.list_prompts(cursor="not-a-cursor")
+        assert err.value.code == INVALID_PARAMS
+        assert err.value.message == "Invalid prompts cursor"
 
 
 # --------------------------------------------------------------------------- prompts

@@ -169,7 +169,7 @@ async def test_a_backslash_is_part_of_a_file_name(tmp_path: Path) -> None:
         async with Client(server.url, extensions=[advertise(SKILLS_EXT)]) as client:
             resources = {str(r.uri): r.name for r in await all_resources(client)}
             uri = skill_uri("files", "back%5Cslash.txt")
-            assert resources[uri] == "back\\slash.txt"
+            assert resources[uri] == "files/back\\slash.txt"
             assert (await client.read_resource(uri)).contents[0].text == "bs\n"
             assert (await client.read_resource(skill_uri("files", "back\\slash.txt"))).contents[0].text == "bs\n"
 

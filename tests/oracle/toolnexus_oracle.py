@@ -4,14 +4,20 @@
 Reads ONE JSON object on stdin:
   {"roots": [abs paths], "skills": [{"name"?, "description"?, "content"?,
    "resources"?, "base"?}], "filter": {name: bool} | null,
-   "sample_limit": int, "calls": [name | {raw args object}]}
+   "sample_limit": int, "calls": [name | {raw args object}],
+   "yaml_types": [abs SKILL.md paths] (optional)}
 Writes ONE JSON object (UTF-8, one line) on stdout:
   {"prompt": str,
    "calls": [{"name", "output", "is_error", "metadata"}],
    "list": {"skills": [{"name","description","location","origin"}],
             "skipped": [{"location","reason"}]},
    "warnings": [lines printed while loading + calling],
-   "list_warnings": [lines printed by list_skills]}
+   "list_warnings": [lines printed by list_skills],
+   "yaml_types": {path: {"name"?: type, "description"?: type}}}
+where a type is the Python type name PyYAML (YAML 1.1, as toolnexus reads the
+frontmatter) gives that key ("str", "bool", "int", "float", "date",
+"NoneType", ...), or the whole entry is {"error": msg} when PyYAML refuses
+the block or it is no mapping.
 On an exception raised by the library: {"error": "Type: msg", "warnings": [...]}
 and exit status 2.
 
@@ -24,7 +30,9 @@ import io
 import json
 import sys
 
+import yaml
 from toolnexus import SkillDef, list_skills, load_skills
+from toolnexus.skill import _FRONTMATTER_RE
 
 
 def _defs(raw):
@@ -53,6 +61,22 @@ def _captured(lines):
             yield
     finally:
         lines.extend(buf.getvalue().splitlines())
+
+
+def _yaml_types(path):
+    # The frontmatter exactly as toolnexus reads it (text mode, its regex),
+    # typed by the YAML parser it uses.
+    with open(path, "r", encoding="utf-8") as f:
+        match = _FRONTMATTER_RE.match(f.read())
+    if not match:
+        return {"error": "no frontmatter"}
+    try:
+        parsed = yaml.safe_load(match.group(1))
+    except Exception as e:  # noqa: BLE001 — every refusal, as toolnexus
+        return {"error": str(e).replace("\n", " ")}
+    if not isinstance(parsed, dict):
+        return {"error": "not a mapping"}
+    return {k: type(parsed[k]).__name__ for k in ("name", "description") if k in parsed}
 
 
 def _emit(obj, code=0):
@@ -114,6 +138,7 @@ def main():
             },
             "warnings": warnings,
             "list_warnings": list_warnings,
+            "yaml_types": {p: _yaml_types(p) for p in req.get("yaml_types") or []},
         }
     )
 

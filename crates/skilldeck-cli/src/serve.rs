@@ -36,8 +36,10 @@ pub(crate) struct ServeArgs {
     /// Offer the find_skills tool always, not only when the instructions cannot list every skill whole.
     #[arg(long)]
     find_skills: bool,
-    /// Skills per skills/list and resources/list page.
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Skills per page of skills/list, resources/list (each skill with all its files) and
+    /// prompts/list, 1 to 10000; the default keeps a 100,000-skill catalog within 50 pages.
+    #[arg(long, value_name = "N", default_value_t = skilldeck_mcp::DEFAULT_PAGE_SIZE as u64,
+          value_parser = clap::value_parser!(u64).range(1..=skilldeck_mcp::MAX_PAGE_SIZE as u64))]
     page_size: u64,
     /// HTTP connections served at once; more wait to be accepted.
     #[arg(long, value_name = "N", default_value_t = HttpLimits::MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..=65_536))]

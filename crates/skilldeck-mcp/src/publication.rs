@@ -39,6 +39,8 @@ pub(crate) struct Publication {
     pub(crate) entries: Vec<Entry>,
     /// The indices of the entries `skills/list` lists, in URI order.
     listed: Vec<usize>,
+    /// The indices of the entries `prompts/list` lists, in URI order.
+    prompts: Vec<usize>,
     by_uri: HashMap<String, usize>,
     by_name: HashMap<String, usize>,
     /// File URI → (entry, file).
@@ -116,18 +118,18 @@ impl Publication {
             Some(view) => view.effective(),
             None => catalog.skills().collect(),
         };
-        let recovered: HashSet<&str> = catalog
+        let recovered: HashMap<&str, bool> = catalog
             .warnings()
             .iter()
             .filter_map(|w| match w {
-                Warning::RecoveredFrontmatter { location, .. } => Some(location.as_str()),
+                Warning::RecoveredFrontmatter { location, problem } => Some((location.as_str(), problem.refused)),
                 _ => None,
             })
             .collect();
         let built = parallel_map(&skills, |skill| {
             match previous.and_then(|(publication, changed)| publication.unchanged(skill, changed)) {
                 Some(entry) => Ok(entry.clone()),
-                None => entry(catalog, skill, profile, recovered.contains(skill.location())),
+                None => entry(catalog, skill, profile, recovered.get(skill.location()).copied()),
             }
         });
         let mut publication = Publication::default();
@@ -141,6 +143,9 @@ impl Publication {
         for (i, entry) in publication.entries.iter().enumerate() {
             if entry.listing.is_ok() {
                 publication.listed.push(i);
+            }
+            if entry.prompt {
+                publication.prompts.push(i);
             }
             publication.by_uri.insert(entry.uri.clone(), i);
             publication.by_name.insert(entry.name.clone(), i);
@@ -199,6 +204,12 @@ impl Publication {
     /// with all its files.
     pub(crate) fn resource_page(&self, cursor: Option<&str>, size: usize) -> Result<(Vec<&Entry>, Option<String>), ()> {
         self.page_of(None, cursor, size)
+    }
+
+    /// One `prompts/list` page: like [`Publication::page`], over the entries
+    /// that are prompts.
+    pub(crate) fn prompt_page(&self, cursor: Option<&str>, size: usize) -> Result<(Vec<&Entry>, Option<String>), ()> {
+        self.page_of(Some(&self.prompts), cursor, size)
     }
 
     /// A page of the entries at `ids` (all of them when `None`), in URI order.
@@ -292,7 +303,15 @@ fn decode_cursor(cursor: &str) -> Option<String> {
 }
 
 /// Builds the entry of one skill, or says why it is left out of everything.
-fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recovered: bool) -> Result<Entry, String> {
+/// `recovered` says whether the engine read its `name` and `description`
+/// line by line, and then whether YAML refused the frontmatter (else YAML
+/// read one of them as no text: a list, or a null such as a comment).
+fn entry(
+    catalog: &Catalog,
+    skill: &Skill,
+    profile: Option<&AgentProfile>,
+    recovered: Option<bool>,
+) -> Result<Entry, String> {
     let name = skill.name();
     let base = skill_base(name);
     let uri = format!("{base}/{SKILL_MD}");
@@ -316,10 +335,14 @@ fn entry(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>, recov
             (vec![memory_file(&uri, text.as_bytes())], frontmatter)
         }
     };
-    let listing = if recovered {
-        Err("its frontmatter is not valid YAML (skilldeck read it line by line)".to_owned())
-    } else {
-        listing(name, &uri, frontmatter, &files)
+    // A host parses the SKILL.md again and must find the listed frontmatter:
+    // what the line-wise reading gave is not there.
+    let listing = match recovered {
+        Some(true) => Err("its frontmatter is not valid YAML (skilldeck read it line by line)".to_owned()),
+        Some(false) => {
+            Err("its frontmatter's `name` or `description` is no YAML text (skilldeck read it line by line)".to_owned())
+        }
+        None => listing(name, &uri, frontmatter, &files),
     };
     Ok(Entry {
         name: name.to_owned(),

@@ -42,8 +42,26 @@ pub const TTL_MS: u64 = 0;
 /// deployment, so shared caches must not keep it.
 pub const CACHE_SCOPE: CacheScope = CacheScope::Private;
 
-/// The default `skills/list` page size.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+/// The default page size of `skills/list`, `resources/list` and
+/// `prompts/list`, in skills (a `resources/list` page holds every file of
+/// its skills). Clients stop following cursors after a fixed number of
+/// pages: MCP Inspector after 64, some agents after 50. At 2,000 a
+/// 100,000-skill catalog is 50 pages of each list.
+pub const DEFAULT_PAGE_SIZE: usize = 2_000;
+
+/// The largest page size `skilldeck serve --page-size` accepts: a 100,000-skill
+/// catalog in 10 pages. Past it one page of a large catalog is tens of
+/// megabytes, more than a client should be asked to take in one answer.
+///
+/// ```
+/// use skilldeck_mcp::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options};
+///
+/// // Pages of 5,000 skills: a 100,000-skill catalog in 20 pages.
+/// let options = Options { page_size: 5_000, ..Options::default() };
+/// assert!((1..=MAX_PAGE_SIZE).contains(&options.page_size));
+/// assert_eq!(100_000_usize.div_ceil(DEFAULT_PAGE_SIZE), 50);
+/// ```
+pub const MAX_PAGE_SIZE: usize = 10_000;
 
 /// How a server publishes its catalog.
 #[derive(Clone, Debug)]
@@ -51,7 +69,8 @@ pub struct Options {
     /// The agent whose view is served (`load_skill`, its effective skills);
     /// `None` serves every exposed skill with the `skill` tool.
     pub profile: Option<AgentProfile>,
-    /// Skills per `skills/list` page (at least 1).
+    /// Skills per `skills/list`, `resources/list` and `prompts/list` page
+    /// (at least 1; [`DEFAULT_PAGE_SIZE`] by default).
     pub page_size: usize,
     /// The level-1 format of `instructions` without a profile (an agent's
     /// is Insika's).
@@ -461,20 +480,23 @@ impl ServerHandler for SkillServer {
         Ok(if result.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }.into())
     }
 
+    /// Pages of prompts, as `skills/list`: the cursor is the last prompt's
+    /// `SKILL.md` URI.
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         let generation = self.generation();
-        let prompts = generation
+        let cursor = request.and_then(|r| r.cursor);
+        let (page, next) = generation
             .publication
-            .entries
-            .iter()
-            .filter(|e| e.prompt)
-            .map(|e| Prompt::new(e.name.clone(), e.description.clone(), None))
-            .collect();
-        Ok(ListPromptsResult::with_all_items(prompts).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
+            .prompt_page(cursor.as_deref(), self.shared.options.page_size)
+            .map_err(|()| invalid_params("Invalid prompts cursor".into()))?;
+        let prompts = page.iter().map(|e| Prompt::new(e.name.clone(), e.description.clone(), None)).collect();
+        let mut result = ListPromptsResult::with_all_items(prompts).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE);
+        result.next_cursor = next;
+        Ok(result)
     }
 
     async fn get_prompt(
@@ -662,12 +684,16 @@ fn resources(entries: &[&Entry], digests: &DigestCache, confinement: &Confinemen
                 // The name says nothing: the bytes decide (cached by digest).
                 None => mime::by_content(file.facts(digests, confinement).is_ok_and(|f| f.text)),
             };
+            // The Skills extension: a `SKILL.md` is named by its skill's
+            // name. Any other file is named by its skill and its path in
+            // it, so that a host's list of thousands of `README.md` says
+            // whose each one is.
             let mut resource = if file.uri == entry.uri {
                 let mut r = Resource::new(file.uri.clone(), entry.name.clone());
                 r.description = entry.description.clone();
                 r
             } else {
-                Resource::new(file.uri.clone(), file.rel.clone())
+                Resource::new(file.uri.clone(), format!("{}/{}", entry.name, file.rel))
             };
             resource.mime_type = Some(mime_type.to_owned());
             resource.size = Some(file.size);

@@ -289,10 +289,12 @@ impl Source {
 ///
 /// The engine's parser hands back the mapping only for a frontmatter that
 /// also has a usable `name`; one without (which never loads as a skill) is
-/// read line by line here.
+/// read line by line here. A mapping whose `name` or `description` the
+/// engine rescued (a list, or a null: toolnexus's rule) is still the mapping
+/// YAML gave.
 fn tolerant_frontmatter(yaml: &str) -> Frontmatter {
     match frontmatter::parse(yaml, 2, FrontmatterMode::Lenient) {
-        Ok(head) if head.recovered.is_none() => head.frontmatter,
+        Ok(head) if head.recovered.as_ref().is_none_or(|problem| !problem.refused) => head.frontmatter,
         _ => {
             let mut map = Frontmatter::new();
             for line in yaml.split_inclusive('\n') {

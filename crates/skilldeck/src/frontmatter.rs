@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
-use crate::text::js_trim;
+use crate::text::{js_trim, python_strip};
 
 /// Every key of a parsed frontmatter, in the author's order, typed as YAML 1.2
 /// gives it.
@@ -182,6 +182,8 @@ pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Resul
         if head.name.is_some() {
             head.recovered = Some(problem.clone());
         }
+    } else if mode == FrontmatterMode::Lenient {
+        head.recovered = rescue_nulls(yaml, first_line, &mut head);
     }
     head.name = head.name.map(|n| js_trim(&n).to_owned()).filter(|n| !n.is_empty());
     head.description = head.description.map(|d| js_trim(&d).to_owned());
@@ -340,26 +342,54 @@ fn list_field(value: Option<&Value>) -> Vec<String> {
     items.iter().map(|s| js_trim(s)).filter(|s| !s.is_empty()).map(str::to_owned).collect()
 }
 
+/// toolnexus 0.21.0 also rescues a `name` or `description` that YAML read as
+/// null (SPEC §3): `description: ## Skill Profile` is a YAML comment, and the
+/// line gives its text. Says what was rescued, when the line gave anything.
+fn rescue_nulls(yaml: &str, first_line: u64, head: &mut Head) -> Option<YamlProblem> {
+    if !["name", "description"].iter().any(|key| head.frontmatter.get(*key) == Some(&Value::Null)) {
+        return None;
+    }
+    let (key, line, column) =
+        rescue_line_wise(yaml, head).into_iter().find(|(key, ..)| matches!(*key, "name" | "description"))?;
+    let message = format!("`{key}` is null in YAML, but its line holds text");
+    Some(YamlProblem { message, position: Some((first_line + line, column)), refused: false })
+}
+
 /// The keys the line-wise fallback may rescue.
 const RESCUED_KEYS: [&str; 4] = ["name", "description", "triggers", "companions"];
 
 /// toolnexus 0.21.0's fallback: column-0 `key: value` lines only, first
 /// occurrence wins, a value opening a YAML construct (`| > & * [ { !`) is not
 /// taken, one pair of matching quotes is removed. What YAML did give wins.
-fn rescue_line_wise(yaml: &str, head: &mut Head) {
-    let mut rescued: IndexMap<&str, String> = IndexMap::new();
-    for line in yaml.lines() {
+/// The value is judged and unquoted as toolnexus does, after Python's
+/// `str.strip`, which leaves a U+FEFF in place: `\u{FEFF}| text` is taken,
+/// and becomes `| text` when `name` and `description` are trimmed (SPEC §3).
+/// A YAML null word (`null`, `~`) stays absent, as SPEC §3 has it.
+///
+/// Returns each key it set, with the line (0-based in `yaml`) and the column
+/// (1-based, in characters) of the value it took.
+fn rescue_line_wise(yaml: &str, head: &mut Head) -> Vec<(&'static str, u64, u64)> {
+    let mut rescued: IndexMap<&'static str, (String, u64, u64)> = IndexMap::new();
+    for (index, line) in yaml.lines().enumerate() {
         let Some((key, value)) = line_key_value(line) else { continue };
-        if !RESCUED_KEYS.contains(&key) || rescued.contains_key(key) {
+        let Some(key) = RESCUED_KEYS.iter().copied().find(|k| *k == key) else { continue };
+        if rescued.contains_key(key) {
             continue;
         }
-        let value = js_trim(value);
-        if value.is_empty() || value.starts_with(['|', '>', '&', '*', '[', '{', '!']) {
+        let value = python_strip(value);
+        if value.is_empty()
+            || value.starts_with(['|', '>', '&', '*', '[', '{', '!'])
+            || matches!(value, "null" | "Null" | "NULL" | "~")
+        {
             continue;
         }
-        rescued.insert(key, unquote(value).to_owned());
+        // `value` is a slice of `line`: its offset is where the value starts.
+        let start = value.as_ptr() as usize - line.as_ptr() as usize;
+        let column = line[..start].chars().count() as u64 + 1;
+        rescued.insert(key, (unquote(value).to_owned(), index as u64, column));
     }
-    for (key, value) in rescued {
+    let mut set = Vec::new();
+    for (key, (value, line, column)) in rescued {
         let usable = |v: Option<&Value>| matches!(v, Some(Value::String(_) | Value::Number(_) | Value::Bool(_)));
         if usable(head.frontmatter.get(key)) {
             continue;
@@ -370,7 +400,9 @@ fn rescue_line_wise(yaml: &str, head: &mut Head) {
             _ => {}
         }
         head.frontmatter.insert(key.to_owned(), Value::String(value));
+        set.push((key, line, column));
     }
+    set
 }
 
 /// Splits `^([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]*(.*)$`.

@@ -1,5 +1,5 @@
-//! Small text rules shared by the parser and the renderers: the ECMAScript
-//! and Ruby trim sets, `file://` URLs as Node writes them, XML escaping, and
+//! Small text rules shared by the parser and the renderers: the ECMAScript,
+//! Python and Ruby trim sets, `file://` URLs as Node writes them, XML escaping, and
 //! Insika's accent-folded whole-word match.
 
 use std::borrow::Cow;
@@ -107,6 +107,13 @@ pub fn escape_control(s: &str) -> Cow<'_, str> {
     out.into()
 }
 
+/// Trims what Python's `str.strip` trims: `char::is_whitespace` (U+0085 and
+/// U+00A0 included) and U+001C..U+001F, but not U+FEFF. toolnexus 0.21.0 is
+/// Python, and its line-wise fallback judges a value after this trim.
+pub(crate) fn python_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '\u{1C}'..='\u{1F}'))
+}
+
 /// Trims what Ruby's `String#strip` trims: ASCII whitespace and NUL, not
 /// Unicode spaces. Insika's bodies are trimmed this way.
 pub(crate) fn ruby_strip(s: &str) -> &str {
@@ -181,6 +188,13 @@ mod tests {
     fn file_url_encodes_as_node_except_tilde() {
         let url = file_url(Path::new("/a b/!'()*$&+,;=:@/\"#%<>?[\\]^`{|}/~/é/\t"));
         assert_eq!(url, "file:///a%20b/!'()*$&+,;=:@/%22%23%25%3C%3E%3F%5B%5C%5D%5E%60%7B%7C%7D/~/%C3%A9/%09");
+    }
+
+    #[test]
+    fn python_strip_takes_nel_and_separators_but_not_bom() {
+        assert_eq!(python_strip("\u{1c}\u{85}\u{a0} x \u{1f}\u{3000}"), "x");
+        assert_eq!(python_strip("\u{feff}x\u{feff}"), "\u{feff}x\u{feff}");
+        assert_eq!(python_strip("\u{180e}x\u{200b}"), "\u{180e}x\u{200b}");
     }
 
     #[test]

@@ -25,10 +25,13 @@
 //!   which it does not catch, so the whole load fails; skilldeck skips a
 //!   frontmatter that is not UTF-8 as `unreadable` and reads a body lossily.
 //! - YAML 1.1 typing (`yes`/`no`/`on`/`off`, `010`, `0x1F`, `1e3`, `1.50`,
-//!   dates, `null`/`~`): PyYAML resolves them as YAML 1.1 and `str()`s the
-//!   result (`True`, `8`, `1.5`, a date), and toolnexus rescues a null `name`
-//!   or `description` line by line as the literal text; skilldeck reads YAML
-//!   1.2 and keeps the author's text (a null is absent).
+//!   dates): PyYAML resolves them as YAML 1.1 and `str()`s the result
+//!   (`True`, `8`, `1.5`, a date); skilldeck reads YAML 1.2 and keeps the
+//!   author's text.
+//! - A `name` or `description` written `null`, `Null`, `NULL` or `~`:
+//!   toolnexus rescues a null line by line, so it becomes that word;
+//!   skilldeck rescues a null too (`description: # Title` is a comment, and
+//!   the line gives its text) but a null word stays absent (SPEC §3).
 //! - Characters that Python's `Path.as_uri()` percent-encodes but Node's
 //!   `pathToFileURL` does not (`@ : + ! ( ) ' * $ & , ; =`): skilldeck writes
 //!   the base URL as Node does. Paths here use only characters both leave
@@ -47,7 +50,8 @@
 //! - Whitespace trim sets: Python's `str.strip` and ECMAScript `trim` (which
 //!   skilldeck uses, after the JavaScript reference port) differ on U+FEFF,
 //!   U+0085, U+001C..U+001F and the like. Only ASCII spaces, tabs and newlines
-//!   are trimmed here.
+//!   are trimmed here, except where a test says which U+FEFF it removes from
+//!   toolnexus's text (`rescued_values_keep_toolnexus_text_without_its_bom`).
 //! - Symbolic links: skilldeck guards the root itself and detects loops its
 //!   own way.
 //! - Duplicate YAML keys: PyYAML lets the last one win; skilldeck's YAML
@@ -168,8 +172,21 @@ impl Case {
         assert!(diffs.is_empty(), "{diffs}");
     }
 
+    /// Runs both engines, with the oracle's answer passed through `known`
+    /// first (a documented difference undone), and panics with every
+    /// difference found.
+    fn check_after(&self, known: impl Fn(&mut Value)) {
+        let diffs = self.diffs_after(known);
+        assert!(diffs.is_empty(), "{diffs}");
+    }
+
     /// Runs both engines; returns every difference found, or `""`.
     fn diffs(&self) -> String {
+        self.diffs_after(|_| {})
+    }
+
+    /// [`Case::diffs`], with the oracle's answer passed through `known` first.
+    fn diffs_after(&self, known: impl Fn(&mut Value)) -> String {
         let catalog = self.catalog();
         let mut calls: Vec<String> = Vec::new();
         let names = catalog.inventory().iter().map(|s| s.name().to_owned());
@@ -178,7 +195,8 @@ impl Case {
                 calls.push(name);
             }
         }
-        let expected = Oracle::TOOLNEXUS.ask(&self.request(&calls));
+        let mut expected = Oracle::TOOLNEXUS.ask(&self.request(&calls));
+        known(&mut expected);
         if std::env::var_os("SKILLDECK_DIFFERENTIAL_DUMP").is_some() {
             eprintln!("{}: {expected:#}", self.label);
         }
@@ -649,4 +667,50 @@ fn warning_order_with_a_missing_root_after_duplicates() {
         .skill(SkillDef::new("same").content("data"))
         .filter(&[("ghost", true), ("same", true)])
         .check();
+}
+
+/// Removes every U+FEFF from the strings of an oracle answer: toolnexus keeps
+/// one that Python's `str.strip` does not take; skilldeck trims `name` and
+/// `description` with the ECMAScript set, which takes it (SPEC §3).
+fn without_bom(value: &mut Value) {
+    match value {
+        Value::String(s) => *s = s.replace('\u{feff}', ""),
+        Value::Array(items) => items.iter_mut().for_each(without_bom),
+        Value::Object(map) => map.values_mut().for_each(without_bom),
+        _ => {}
+    }
+}
+
+#[test]
+fn null_names_and_descriptions_are_rescued_like_toolnexus() {
+    let tree = Tree::new();
+    let files: [(&str, String); 8] = [
+        ("comment", md("name: comment\ndescription: ## Skill Profile \u{2014} who it serves\nlicense: MIT\n", "c\n")),
+        ("comment-map", md("name: comment-map\ndescription: # Title\nmetadata:\n  author: x\n  tags: [a, b]\n", "m\n")),
+        ("comment-name", md("name: # hashed name\ndescription: The name is a comment.\n", "n\n")),
+        ("bare-hash", md("name: bare-hash\ndescription: #\n", "b\n")),
+        ("comment-after-space", md("name: comment-after-space\ndescription:    #   spaced out  \n", "s\n")),
+        ("empty", md("name: empty\ndescription:\n", "e\n")),
+        ("comment-opener", md("name: comment-opener\ndescription: # [not] a list\n", "o\n")),
+        ("comment-quoted", md("name: comment-quoted\ndescription: #'quoted'\n", "q\n")),
+    ];
+    for (dir, text) in &files {
+        tree.file(&format!("{dir}/SKILL.md"), text);
+    }
+    Case::new("null names and descriptions").root(tree.root()).check();
+}
+
+#[test]
+fn rescued_values_keep_toolnexus_text_without_its_bom() {
+    let tree = Tree::new();
+    let files: [(&str, String); 4] = [
+        ("table", md("name: table\ndescription: \u{feff}| Skill Name | Use when: tables |\n", "t\n")),
+        ("refused", md("name: refused\ndescription: \u{feff}> quoted: no\nbad: [\n", "r\n")),
+        ("quoted", md("name: quoted\ndescription: \u{feff}'kept quotes'\nbad: a: b\n", "q\n")),
+        ("nbsp", md("name: nbsp\ndescription: \u{a0}| an opener after a no-break space\nbad: [\n", "n\n")),
+    ];
+    for (dir, text) in &files {
+        tree.file(&format!("{dir}/SKILL.md"), text);
+    }
+    Case::new("U+FEFF before an opener").root(tree.root()).check_after(without_bom);
 }

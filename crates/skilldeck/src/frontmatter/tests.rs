@@ -319,3 +319,69 @@ fn positions_count_only_newlines_as_line_breaks() {
     };
     assert_eq!(problem.position, Some((2, 14)), "{problem}");
 }
+
+#[test]
+fn a_null_name_or_description_is_rescued_from_its_line() {
+    // `## Skill Profile` is a YAML comment, so YAML reads the value as null;
+    // toolnexus 0.21.0 rescues it line by line, and so does skilldeck.
+    let profile = head("name: profile\ndescription: ## Skill Profile — who, what\nlicense: MIT\n");
+    assert_eq!(profile.description.as_deref(), Some("## Skill Profile — who, what"));
+    assert_eq!(profile.frontmatter["description"], Value::String("## Skill Profile — who, what".into()));
+    assert_eq!(profile.frontmatter["license"], Value::String("MIT".into()));
+    let problem = profile.recovered.expect("recovered");
+    assert_eq!(problem.to_string(), "`description` is null in YAML, but its line holds text at line 3, column 14");
+    assert!(!problem.refused);
+    // A null name too; the position counts characters, not bytes.
+    let named = parse("description: é\nname: # déjà vu\n", 2, FrontmatterMode::Lenient).expect("rescued");
+    assert_eq!((named.name.as_deref(), named.description.as_deref()), (Some("# déjà vu"), Some("é")));
+    let problem = named.recovered.map(|p| p.to_string());
+    assert_eq!(problem.as_deref(), Some("`name` is null in YAML, but its line holds text at line 3, column 7"));
+    // A bare `#` is text to the line rule, as to toolnexus.
+    assert_eq!(description_of("description:   # \n").as_deref(), Some("#"));
+    // An explicit key is not a column-0 `key:` line: nothing to rescue, no warning.
+    let explicit = head("name: n\n? description\n: # no\n");
+    assert_eq!((explicit.description, explicit.recovered), (None, None));
+}
+
+#[test]
+fn a_null_that_its_line_spells_null_stays_absent() {
+    for yaml in ["description:\n", "description: ~\n", "description: null\n", "description: NULL\n"] {
+        let head = head(&format!("name: n\n{yaml}"));
+        assert_eq!((head.description.as_deref(), &head.recovered), (None, &None), "{yaml:?}");
+        assert_eq!(head.frontmatter["description"], Value::Null, "{yaml:?}");
+    }
+    // Also where YAML refused the block: the line's `null` is no text.
+    let head = head("name: n\ndescription: null\nbad: [\n");
+    assert_eq!(head.description, None);
+    assert!(head.recovered.is_some_and(|p| p.refused));
+    assert_eq!(
+        parse("name: ~\nbad: [\n", 2, FrontmatterMode::Lenient).map(|h| h.name),
+        Err(HeadError::Malformed(YamlProblem {
+            message: "unclosed bracket '['".into(),
+            position: Some((3, 6)),
+            refused: true,
+        }))
+    );
+}
+
+#[test]
+fn strict_mode_keeps_a_null_null() {
+    let head = parse("name: n\ndescription: # Title\n", 2, FrontmatterMode::Strict).expect("parses");
+    assert_eq!((head.description, head.recovered), (None, None));
+}
+
+#[test]
+fn the_fallback_judges_a_value_as_toolnexus_does_then_trims_it() {
+    // U+FEFF is not Python whitespace: toolnexus sees no `|` first and takes
+    // the value; the ECMAScript trim then removes the U+FEFF (SPEC §3).
+    let rescued = |value: &str| head(&format!("name: n\ndescription: {value}\nbad: [\n")).description;
+    assert_eq!(rescued("\u{feff}| Skill Name | Purpose |").as_deref(), Some("| Skill Name | Purpose |"));
+    assert_eq!(rescued("\u{feff}\"quoted\"").as_deref(), Some("\"quoted\""));
+    assert_eq!(rescued("\u{feff}").as_deref(), Some(""));
+    // Python does strip U+00A0, U+0085 and U+001C..U+001F: an opener behind them is still an opener.
+    for space in ["\u{a0}", "\u{85}", "\u{1c}", "\u{3000}"] {
+        assert_eq!(rescued(&format!("{space}| table")), None, "{space:?}");
+        assert_eq!(rescued(&format!("{space}'quoted'{space}")).as_deref(), Some("quoted"), "{space:?}");
+    }
+    assert_eq!(rescued("\u{a0}\u{feff}> x").as_deref(), Some("> x"));
+}
