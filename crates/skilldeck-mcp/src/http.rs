@@ -130,7 +130,12 @@ pub async fn serve_http(
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(limits.session_idle);
     let sessions = Arc::new(sessions);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let service = StreamableHttpService::new(
+        // One handler per session: what a session subscribes to is its own.
+        move || Ok(server.for_session()),
+        sessions.clone(),
+        config,
+    );
     let guard = Arc::new(Guard::new(local, options.token).with_sessions(sessions, limits));
     let app = Router::new().route_service("/mcp", service).layer(middleware::from_fn_with_state(guard, check));
     tracing::info!("listening on http://{local}/mcp");

@@ -43,6 +43,7 @@ mod mime;
 mod publication;
 mod server;
 mod stdio;
+mod subscribers;
 mod uri;
 mod wire;
 
@@ -161,7 +162,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (transport, writer) = stdio::LineTransport::new(read, write);
-    let outcome = match server.serve(transport).await {
+    // A session of its own: what it subscribes to is its own.
+    let outcome = match server.for_session().serve(transport).await {
         Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
         // The peer left before a lifecycle began (EOF): nothing to serve.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, skill_name_from_uri};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion, skill_name_from_uri};
 use serde_json::{Map, Value, json};
 
 /// JSON-RPC: the bytes are not JSON.
@@ -92,9 +92,12 @@ impl Rejection {
 
 /// The methods this server answers; a request for one of them whose
 /// parameters do not parse is `-32602`, any other is `-32601`.
-const SERVED: [&str; 13] = [
+const SERVED: [&str; 16] = [
     "initialize",
     "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "server/discover",
     "tools/list",
     "tools/call",
@@ -107,6 +110,19 @@ const SERVED: [&str; 13] = [
     "skills/get",
     "subscriptions/listen",
 ];
+
+/// Served methods the 2026-07-28 wire removed: a request for one of them on
+/// that wire is for a method that does not exist there, whatever its
+/// parameters, and rmcp answers it `-32601` (HTTP 404).
+const HANDSHAKE_ONLY: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Whether a request carries the 2026-07-28 request metadata (a protocol
+/// version of that era or later in `_meta`).
+fn modern(request: &ClientRequest) -> bool {
+    let version = request.get_meta().protocol_version();
+    version.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// Decides what one message (one stdio line, one HTTP body) is.
 pub(crate) fn classify(bytes: &[u8]) -> Incoming {
@@ -159,9 +175,10 @@ pub(crate) fn classify(bytes: &[u8]) -> Incoming {
 /// any type as no cursor; both are `-32602` here. It also answers
 /// `skills/get` of a URI that is not a `SKILL.md` itself, in its own words;
 /// here it gets the same answer as any other unknown skill. A method rmcp
-/// knows but this server does not serve (`resources/subscribe`,
-/// `completion/complete`, ...) rmcp answers with its bare name; here it gets
-/// the answer every unknown method gets.
+/// knows but this server does not serve (`completion/complete`, ...) rmcp
+/// answers with its bare name; here it gets the answer every unknown method
+/// gets. A handshake-only method on the 2026-07-28 wire goes on to rmcp,
+/// which answers it "method not found" in that era's way.
 fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
     let JsonRpcMessage::Request(request) = &message else {
         return Incoming::Message(Box::new(message));
@@ -188,6 +205,11 @@ fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
                 code: INVALID_PARAMS,
                 message: format!("No skill is served at {}", get.params.uri),
             })
+        }
+        ClientRequest::CustomRequest(custom)
+            if HANDSHAKE_ONLY.contains(&custom.method.as_str()) && modern(&request.request) =>
+        {
+            Incoming::Message(Box::new(message))
         }
         ClientRequest::CustomRequest(custom) if SERVED.contains(&custom.method.as_str()) => {
             invalid(&custom.method, "they do not match the method's parameters")
@@ -300,10 +322,8 @@ mod tests {
     #[test]
     fn a_method_rmcp_knows_but_this_server_does_not_serve_is_not_found() {
         for (method, params) in [
-            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
-            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
             ("completion/complete", r#"{"ref":{"type":"ref/prompt","name":"a"},"argument":{"name":"x","value":""}}"#),
-            ("logging/setLevel", r#"{"level":"info"}"#),
+            ("tasks/get", r#"{"taskId":"t1"}"#),
         ] {
             let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
             let rejection = reject(line.as_bytes());
@@ -311,6 +331,29 @@ mod tests {
                 (rejection.id, rejection.code, rejection.message),
                 (Some(json!(4)), METHOD_NOT_FOUND, format!("Method not found: {method}"))
             );
+        }
+    }
+
+    /// On the handshake, a subscription or log level with the wrong
+    /// parameters is `-32602`; on the 2026-07-28 wire, which removed these
+    /// methods, it goes on to rmcp to be answered "method not found" (404).
+    #[test]
+    fn handshake_only_methods_are_checked_on_the_handshake_and_passed_on_in_2026() {
+        let modern = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        for method in HANDSHAKE_ONLY.into_iter().filter(|&m| m != "ping") {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{"bad":1}}}}"#);
+            let rejection = reject(line.as_bytes());
+            assert_eq!((rejection.id, rejection.code), (Some(json!(5)), INVALID_PARAMS), "{method}");
+            let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{modern}}}}}"#);
+            assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{method}");
+        }
+        for (method, params) in [
+            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
+            ("logging/setLevel", r#"{"level":"info"}"#),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
+            assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{method}");
         }
     }
 
