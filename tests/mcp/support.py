@@ -229,11 +229,14 @@ async def connect(
     args: list[str],
     *,
     message_handler: Any = None,
+    logging_callback: Any = None,
     headers: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on a fresh `skilldeck serve ARGS` over stdio or HTTP."""
     kw: dict[str, Any] = dict(mode=era, cache=None, extensions=[advertise(SKILLS_EXT)], message_handler=message_handler)
+    if logging_callback is not None:
+        kw["logging_callback"] = logging_callback
     if transport == "stdio":
         params = StdioServerParameters(command=str(BIN), args=["serve", *args], env=env)
         async with Client(params, **kw) as client:

@@ -494,6 +494,29 @@ pub(crate) enum Version {
     Disk(PathBuf, Option<Stamp>),
     /// A `SKILL.md` made from data or a store record: its bytes.
     Memory(Arc<[u8]>),
+    /// Not known: equal to no version [`Publication::version`] gives, so
+    /// the next look finds a change.
+    Unseen,
+}
+
+impl Version {
+    /// Whether the file changed less than `window` ago (its modification
+    /// or status change time), as far as its stamp tells.
+    pub(crate) fn changed_within(&self, window: std::time::Duration) -> bool {
+        let Version::Disk(_, Some((modified, _, file))) = self else {
+            return false;
+        };
+        let changed = file
+            .and_then(|(_, _, secs, nanos)| {
+                let nanos = u32::try_from(nanos).ok()?;
+                let secs = u64::try_from(secs).ok()?;
+                SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+            })
+            .into_iter()
+            .chain(*modified)
+            .max();
+        changed.is_some_and(|changed| changed.elapsed().map_or(true, |ago| ago < window))
+    }
 }
 
 /// What changes whenever a file's bytes may have: its modification time and

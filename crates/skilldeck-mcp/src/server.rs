@@ -29,7 +29,7 @@ use tokio::sync::broadcast;
 use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
-use crate::publication::{DigestCache, Entry, Publication};
+use crate::publication::{DigestCache, Entry, Publication, Version};
 use crate::subscribers::{Full, MAX_SUBSCRIPTIONS, Severity, Subscriber, Subscribers};
 use crate::uri::{UriError, canonical};
 
@@ -43,6 +43,11 @@ pub const TTL_MS: u64 = 0;
 /// its flags (an agent's view, a filter) and may be private to the
 /// deployment, so shared caches must not keep it.
 pub const CACHE_SCOPE: CacheScope = CacheScope::Private;
+
+/// How recent a change to a file a `subscriptions/listen` stream follows
+/// may be and still have come after the stream's acknowledgment: far more
+/// than the moments between the two.
+const ACKNOWLEDGED_RACE: Duration = Duration::from_secs(2);
 
 /// The default `skills/list` page size.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -763,8 +768,10 @@ impl ServerHandler for SkillServer {
         let mut changes = self.shared.changes.subscribe();
         let sink = context.sink().clone();
         let accepted = context.accepted().clone();
-        // Followed for as long as this call lasts. A file changed between the
-        // acknowledgment and here is taken as it is now.
+        // Followed for as long as this call lasts. rmcp has acknowledged the
+        // stream already, and the client may have read a file since: one
+        // that changed just now may have changed after that read, so it
+        // counts as not seen (its next reload is an update).
         let _files = match accepted.resource_subscriptions.clone().filter(|uris| !uris.is_empty()) {
             Some(uris) => {
                 let generation = self.generation();
@@ -773,6 +780,7 @@ impl ServerHandler for SkillServer {
                     let files = uris.into_iter().filter_map(|uri| {
                         let canonical = served_uri(publication, &uri).ok()?;
                         let version = publication.version(&canonical);
+                        let version = if version.changed_within(ACKNOWLEDGED_RACE) { Version::Unseen } else { version };
                         Some((canonical, uri, version))
                     });
                     files.collect()

@@ -113,7 +113,7 @@ const SERVED: [&str; 16] = [
 
 /// Served methods the 2026-07-28 wire removed: a request for one of them on
 /// that wire is for a method that does not exist there, whatever its
-/// parameters, and rmcp answers it `-32601` (HTTP 404).
+/// parameters (`-32601`; HTTP 404, as SEP-2575 has it).
 const HANDSHAKE_ONLY: [&str; 5] =
     ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
@@ -177,14 +177,15 @@ pub(crate) fn classify(bytes: &[u8]) -> Incoming {
 /// here it gets the same answer as any other unknown skill. A method rmcp
 /// knows but this server does not serve (`completion/complete`, ...) rmcp
 /// answers with its bare name; here it gets the answer every unknown method
-/// gets. A handshake-only method on the 2026-07-28 wire goes on to rmcp,
-/// which answers it "method not found" in that era's way.
+/// gets, and so does a handshake-only method on the 2026-07-28 wire (rmcp
+/// would check that era's headers for it first, or answer its bare name).
 fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
     let JsonRpcMessage::Request(request) = &message else {
         return Incoming::Message(Box::new(message));
     };
     let method = request.request.method();
-    if !SERVED.contains(&method) && !matches!(request.request, ClientRequest::CustomRequest(_)) {
+    let removed = HANDSHAKE_ONLY.contains(&method) && modern(&request.request);
+    if removed || (!SERVED.contains(&method) && !matches!(request.request, ClientRequest::CustomRequest(_))) {
         return Incoming::Reject(Rejection {
             id: serde_json::to_value(&request.id).ok(),
             code: METHOD_NOT_FOUND,
@@ -205,11 +206,6 @@ fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
                 code: INVALID_PARAMS,
                 message: format!("No skill is served at {}", get.params.uri),
             })
-        }
-        ClientRequest::CustomRequest(custom)
-            if HANDSHAKE_ONLY.contains(&custom.method.as_str()) && modern(&request.request) =>
-        {
-            Incoming::Message(Box::new(message))
         }
         ClientRequest::CustomRequest(custom) if SERVED.contains(&custom.method.as_str()) => {
             invalid(&custom.method, "they do not match the method's parameters")
@@ -336,24 +332,36 @@ mod tests {
 
     /// On the handshake, a subscription or log level with the wrong
     /// parameters is `-32602`; on the 2026-07-28 wire, which removed these
-    /// methods, it goes on to rmcp to be answered "method not found" (404).
+    /// methods, they are not found, with parameters that fit or not.
     #[test]
-    fn handshake_only_methods_are_checked_on_the_handshake_and_passed_on_in_2026() {
-        let modern = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
-        for method in HANDSHAKE_ONLY.into_iter().filter(|&m| m != "ping") {
-            let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{"bad":1}}}}"#);
-            let rejection = reject(line.as_bytes());
-            assert_eq!((rejection.id, rejection.code), (Some(json!(5)), INVALID_PARAMS), "{method}");
-            let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{modern}}}}}"#);
-            assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{method}");
-        }
+    fn handshake_only_methods_are_checked_on_the_handshake_and_not_found_in_2026() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
         for (method, params) in [
-            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
-            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
-            ("logging/setLevel", r#"{"level":"info"}"#),
+            (
+                "initialize",
+                r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}"#,
+            ),
+            ("ping", ""),
+            ("resources/subscribe", r#""uri":"skill://a/SKILL.md""#),
+            ("resources/unsubscribe", r#""uri":"skill://a/SKILL.md""#),
+            ("logging/setLevel", r#""level":"info""#),
         ] {
-            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
+            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{{params}}}}}"#);
             assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{method}");
+            for params in [meta.to_owned(), format!("{params},{meta}").trim_start_matches(',').to_owned()] {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{params}}}}}"#);
+                let rejection = reject(line.as_bytes());
+                assert_eq!(
+                    (rejection.id, rejection.code, rejection.message),
+                    (Some(json!(5)), METHOD_NOT_FOUND, format!("Method not found: {method}")),
+                    "{line}"
+                );
+            }
+            if method != "ping" {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":6,"method":"{method}","params":{{"bad":1}}}}"#);
+                let rejection = reject(line.as_bytes());
+                assert_eq!((rejection.id, rejection.code), (Some(json!(6)), INVALID_PARAMS), "{method}");
+            }
         }
     }
 
