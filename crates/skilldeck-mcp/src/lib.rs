@@ -15,7 +15,13 @@
 //! - each exposed skill as a prompt whose one user message is the tool's
 //!   output for it;
 //! - list-changed notifications when the roots or the store change
-//!   ([`watch`]).
+//!   ([`watch`]), and `notifications/resources/updated` for each file a
+//!   client follows (`resources/subscribe` on the handshake, a
+//!   `subscriptions/listen` stream's `resourceSubscriptions` on 2026-07-28)
+//!   when a reload finds it changed;
+//! - on the handshake, log messages at the level a session sets
+//!   (`logging/setLevel`): a reload's outcome (`info`), what is not served
+//!   (`warning`), a reload that failed (`error`).
 //!
 //! Both protocol eras are served: 2026-07-28 (`server/discover`, metadata on
 //! every request) and the older `initialize` handshake. The engine never

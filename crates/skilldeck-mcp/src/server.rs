@@ -671,10 +671,10 @@ impl ServerHandler for SkillServer {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if let Ok(canonical) = canonical(&request.uri) {
-            self.subscriber(&context.peer).unsubscribe(&canonical);
+        if let (Some(subscriber), Ok(canonical)) = (self.session.get(), canonical(&request.uri)) {
+            subscriber.unsubscribe(&canonical);
         }
         Ok(())
     }
