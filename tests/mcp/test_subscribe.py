@@ -14,10 +14,11 @@ from typing import Any
 import anyio
 import mcp_types as t
 import pytest
+from mcp import Client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from support import MAIN_TREE, TRANSPORTS, connect, skill_uri, write_tree
+from support import MAIN_TREE, TRANSPORTS, connect, http_server, skill_uri, write_tree
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
@@ -191,3 +192,20 @@ async def test_logging_set_level_is_not_found_on_2026_07_28(tmp_path: Any) -> No
             warnings.simplefilter("ignore")
             await client.set_logging_level("info")
         assert caught.value.error.code == -32601, caught.value.error
+
+
+async def test_each_http_session_is_told_of_its_own_subscriptions_only(tmp_path: Any) -> None:
+    root = tree(tmp_path)
+    beta, guide = skill_uri("beta"), skill_uri("alpha", "references/guide.md")
+    first, second = Seen(), Seen()
+    kw: dict[str, Any] = dict(mode="legacy", cache=None)
+    with http_server(["--root", str(root)]) as server:
+        async with Client(server.url, message_handler=first, **kw) as one, \
+                Client(server.url, message_handler=second, **kw) as two:
+            await one.subscribe_resource(beta)
+            await two.subscribe_resource(guide)
+
+            (root / "alpha" / "references" / "guide.md").write_bytes(b"# Guide\n\nOnly the second follows it.\n")
+            assert (await first.reload(), await second.reload()) == ([], [guide])
+            (root / "beta" / "SKILL.md").write_bytes(BETA_MD + b"Only the first follows it.\n")
+            assert (await first.reload(), await second.reload()) == ([beta], [])
