@@ -246,18 +246,19 @@ async def connect(
     args: list[str],
     *,
     message_handler: Any = None,
+    logging_callback: Any = None,
     headers: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on a fresh `skilldeck serve ARGS` over stdio or HTTP."""
     if transport == "stdio":
         params = StdioServerParameters(command=str(BIN), args=["serve", *args], env=env)
-        async with open_client(params, era, message_handler=message_handler) as client:
+        async with open_client(params, era, message_handler=message_handler, logging_callback=logging_callback) as client:
             yield client
         return
     with http_server(args, env=env) as server:
         assert server.url is not None
-        async with open_client(http_target(server.url, headers), era, message_handler=message_handler) as client:
+        async with open_client(http_target(server.url, headers), era, message_handler=message_handler, logging_callback=logging_callback) as client:
             yield client
 
 
@@ -269,10 +270,14 @@ def http_target(url: str, headers: dict[str, str] | None = None) -> Any:
 
 
 @asynccontextmanager
-async def open_client(target: Any, era: str = "auto", *, message_handler: Any = None) -> AsyncIterator[Client]:
+async def open_client(
+    target: Any, era: str = "auto", *, message_handler: Any = None, logging_callback: Any = None
+) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on `target` (stdio parameters, a URL or a transport), in `era`,
     offering the Skills extension as every test client does."""
     kw: dict[str, Any] = dict(mode=era, cache=None, extensions=[advertise(SKILLS_EXT)], message_handler=message_handler)
+    if logging_callback is not None:
+        kw["logging_callback"] = logging_callback
     async with Client(target, **kw) as client:
         assert_era(client, era)
         yield client

@@ -1,8 +1,9 @@
 """Small protocol edges (issue 10, items 14, 15 and 17).
 
 - A session's `DELETE` answers 204: the Python SDK takes only 200 or 204 as success.
-- Methods rmcp knows but this server does not offer (`resources/subscribe`, ...) get the
-  answer every unknown method gets: `-32601`, `Method not found: <method>`.
+- Methods rmcp knows but this server does not offer (`completion/complete`, ...) get the
+  answer every unknown method gets: `-32601`, `Method not found: <method>`; the
+  handshake-only `resources/subscribe` is not found on 2026-07-28.
 - `serve` logs one line per event on stderr; a skill name holding a newline cannot
   split a line or forge another.
 """
@@ -26,12 +27,10 @@ pytestmark = pytest.mark.anyio
 
 COMBOS = [pytest.param(tr, era, id=f"{tr}-{era}") for tr, era in itertools.product(TRANSPORTS, ERAS)]
 METHOD_NOT_FOUND = -32601
-UNOFFERED = ["resources/subscribe", "resources/unsubscribe", "completion/complete", "logging/setLevel"]
+UNOFFERED = ["completion/complete", "tasks/get"]
 PARAMS: dict[str, Any] = {
-    "resources/subscribe": {"uri": "skill://alpha/SKILL.md"},
-    "resources/unsubscribe": {"uri": "skill://alpha/SKILL.md"},
     "completion/complete": {"ref": {"type": "ref/prompt", "name": "alpha"}, "argument": {"name": "a", "value": ""}},
-    "logging/setLevel": {"level": "info"},
+    "tasks/get": {"taskId": "t1"},
 }
 
 
@@ -82,12 +81,17 @@ class SubscribeRequest(t.Request[t.SubscribeRequestParams, Literal["resources/su
 
 
 @pytest.mark.parametrize(("transport", "era"), COMBOS)
-async def test_subscribe_is_not_found_in_both_eras(transport: str, era: str, main_tree: Any) -> None:
+async def test_subscribe_is_served_on_the_handshake_only(transport: str, era: str, main_tree: Any) -> None:
     async with connect(transport, era, main_tree.args) as client:
         request = SubscribeRequest(params=t.SubscribeRequestParams(uri="skill://alpha/SKILL.md"))
-        with pytest.raises(MCPError) as err:
-            await client.session.send_request(request, TypeAdapter(dict[str, Any]))
-        assert (err.value.code, err.value.message) == (METHOD_NOT_FOUND, "Method not found: resources/subscribe")
+        if era == "legacy":
+            assert await client.session.send_request(request, TypeAdapter(dict[str, Any])) == {}
+        else:
+            # 2026-07-28 removed it: a subscriptions/listen stream names the files it follows.
+            with pytest.raises(MCPError) as err:
+                await client.session.send_request(request, TypeAdapter(dict[str, Any]))
+            assert err.value.code == METHOD_NOT_FOUND
+            assert "resources/subscribe" in err.value.message
         assert len((await client.list_tools()).tools) == 1
 
 

@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
@@ -33,7 +33,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio_io_timeout::TimeoutStream;
 
 use crate::server::{SkillServer, restore_result_type};
-use crate::wire::{Incoming, Rejection, classify};
+use crate::wire::{Incoming, METHOD_NOT_FOUND, Rejection, classify};
 
 /// The largest request body read (rmcp's own default): requests here carry
 /// a name or a URI.
@@ -130,7 +130,12 @@ pub async fn serve_http(
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(limits.session_idle);
     let sessions = Arc::new(sessions);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let service = StreamableHttpService::new(
+        // One handler per session: what a session subscribes to is its own.
+        move || Ok(server.for_session()),
+        sessions.clone(),
+        config,
+    );
     let guard = Arc::new(Guard::new(local, options.token).with_sessions(sessions, limits));
     let app = Router::new().route_service("/mcp", service).layer(middleware::from_fn_with_state(guard, check));
     tracing::info!("listening on http://{local}/mcp");
@@ -341,9 +346,16 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
         }
         Incoming::Message(_) => None,
         Incoming::Reject(r) => {
-            // A request rmcp would route gets its error in-band (200); one that
-            // is not a request at all is a 400.
-            let status = if r.is_malformed() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+            // A request rmcp would route gets its error in-band (200), but a
+            // method not found on the 2026-07-28 wire is a 404 (SEP-2575, as
+            // rmcp answers it); one that is not a request at all is a 400.
+            let status = if r.is_malformed() {
+                StatusCode::BAD_REQUEST
+            } else if r.code == METHOD_NOT_FOUND && modern_wire(&parts.headers) {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::OK
+            };
             return rejection(status, &r);
         }
         Incoming::Ignore => return StatusCode::ACCEPTED.into_response(),
@@ -352,6 +364,16 @@ async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) ->
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
     drop(opening);
     restore_in_stream(response)
+}
+
+/// Whether a request is on the 2026-07-28 wire: its `MCP-Protocol-Version`
+/// header names that era or a later one (a handshake session's names the
+/// version it negotiated).
+fn modern_wire(headers: &HeaderMap) -> bool {
+    headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// Whether rmcp would open a session for this message: an `initialize`

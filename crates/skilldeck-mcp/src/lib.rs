@@ -15,7 +15,13 @@
 //! - each exposed skill as a prompt whose one user message is the tool's
 //!   output for it;
 //! - list-changed notifications when the roots or the store change
-//!   ([`watch`]).
+//!   ([`watch`]), and `notifications/resources/updated` for each file a
+//!   client follows (`resources/subscribe` on the handshake, a
+//!   `subscriptions/listen` stream's `resourceSubscriptions` on 2026-07-28)
+//!   when a reload finds it changed;
+//! - on the handshake, log messages at the level a session sets
+//!   (`logging/setLevel`): a reload's outcome (`info`), what is not served
+//!   (`warning`), a reload that failed (`error`).
 //!
 //! Both protocol eras are served: 2026-07-28 (`server/discover`, metadata on
 //! every request) and the older `initialize` handshake. The engine never
@@ -43,6 +49,7 @@ mod mime;
 mod publication;
 mod server;
 mod stdio;
+mod subscribers;
 mod uri;
 mod wire;
 
@@ -161,7 +168,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (transport, writer) = stdio::LineTransport::new(read, write);
-    let outcome = match server.serve(transport).await {
+    // A session of its own: what it subscribes to is its own.
+    let outcome = match server.for_session().serve(transport).await {
         Ok(running) => running.waiting().await.map(drop).map_err(io::Error::other),
         // The peer left before a lifecycle began (EOF): nothing to serve.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),

@@ -20,6 +20,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::server::{OwnReads, SkillServer};
+use crate::subscribers::Severity;
 
 /// Quiet time after the last change before a reload.
 const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -268,11 +269,17 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
                 reloading.reload()
             }
         };
-        match tokio::task::spawn_blocking(reload).await {
-            Ok(Ok(change)) => server.notify(change).await,
-            Ok(Err(error)) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
-            Err(error) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
-        }
+        let failed = match tokio::task::spawn_blocking(reload).await {
+            Ok(Ok(change)) => {
+                server.notify(change).await;
+                continue;
+            }
+            Ok(Err(error)) => error.to_string(),
+            Err(error) => error.to_string(),
+        };
+        tracing::warn!(error = failed, "reload failed, still serving the previous catalog");
+        let message = format!("reload failed, still serving the previous catalog: {failed}");
+        server.log(Severity::Error, message).await;
     }
 }
 

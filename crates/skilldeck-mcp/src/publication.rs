@@ -237,6 +237,16 @@ impl Publication {
         Ok((page, next))
     }
 
+    /// What the file at canonical `uri` is now ([`Version::Gone`] when
+    /// this publication has none): a `stat` for a file on disk, no read.
+    pub(crate) fn version(&self, uri: &str) -> Version {
+        match self.resource(uri).map(|(_, file)| &file.source) {
+            None => Version::Gone,
+            Some(Source::Disk(path)) => Version::Disk(path.clone(), std::fs::metadata(path).ok().map(|m| stamp(&m))),
+            Some(Source::Memory(bytes)) => Version::Memory(bytes.clone()),
+        }
+    }
+
     /// Every disk file published: what the digest cache should keep.
     pub(crate) fn disk_paths(&self) -> HashSet<&Path> {
         self.entries
@@ -496,11 +506,47 @@ pub(crate) struct DigestCache {
     map: Mutex<HashMap<PathBuf, (Stamp, Arc<Facts>)>>,
 }
 
+/// What a published file is at one moment, to tell whether it changed
+/// since (for `notifications/resources/updated`): equal versions are the
+/// same bytes, as far as a `stat` can tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// Not published.
+    Gone,
+    /// A file on disk, and its stamp (`None`: it cannot be stat'ed now).
+    Disk(PathBuf, Option<Stamp>),
+    /// A `SKILL.md` made from data or a store record: its bytes.
+    Memory(Arc<[u8]>),
+    /// Not known: equal to no version [`Publication::version`] gives, so
+    /// the next look finds a change.
+    Unseen,
+}
+
+impl Version {
+    /// Whether the file changed less than `window` ago (its modification
+    /// or status change time), as far as its stamp tells.
+    pub(crate) fn changed_within(&self, window: std::time::Duration) -> bool {
+        let Version::Disk(_, Some((modified, _, file))) = self else {
+            return false;
+        };
+        let changed = file
+            .and_then(|(_, _, secs, nanos)| {
+                let nanos = u32::try_from(nanos).ok()?;
+                let secs = u64::try_from(secs).ok()?;
+                SystemTime::UNIX_EPOCH.checked_add(std::time::Duration::new(secs, nanos))
+            })
+            .into_iter()
+            .chain(*modified)
+            .max();
+        changed.is_some_and(|changed| changed.elapsed().map_or(true, |ago| ago < window))
+    }
+}
+
 /// What changes whenever a file's bytes may have: its modification time and
 /// size and, on Unix, its device, inode and status change time. Archives and
 /// `touch` set modification times back; a path that leads to another file
 /// (a root whose link was swapped to another release) is another inode.
-type Stamp = (Option<SystemTime>, u64, Option<(u64, u64, i64, i64)>);
+pub(crate) type Stamp = (Option<SystemTime>, u64, Option<(u64, u64, i64, i64)>);
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]

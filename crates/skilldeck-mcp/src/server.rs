@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -13,8 +13,9 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
     ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
     Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
+    Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -28,7 +29,8 @@ use tokio::sync::broadcast;
 use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
-use crate::publication::{DigestCache, Entry, Publication};
+use crate::publication::{DigestCache, Entry, Publication, Version};
+use crate::subscribers::{Full, MAX_SUBSCRIPTIONS, Severity, Subscriber, Subscribers};
 use crate::uri::{UriError, canonical};
 
 /// How long a client may treat a list, read or manifest as fresh: `0`. The
@@ -41,6 +43,11 @@ pub const TTL_MS: u64 = 0;
 /// its flags (an agent's view, a filter) and may be private to the
 /// deployment, so shared caches must not keep it.
 pub const CACHE_SCOPE: CacheScope = CacheScope::Private;
+
+/// How recent a change to a file a `subscriptions/listen` stream follows
+/// may be and still have come after the stream's acknowledgment: far more
+/// than the moments between the two.
+const ACKNOWLEDGED_RACE: Duration = Duration::from_secs(2);
 
 /// The default page size of `skills/list`, `resources/list` and
 /// `prompts/list`, in skills (a `resources/list` page holds every file of
@@ -137,13 +144,20 @@ struct Shared {
     reloading: Mutex<()>,
     /// The server's own reads of the trees, which flood the file watcher.
     own_reads: Arc<OwnReads>,
+    /// Subscriptions to files and sessions' log levels.
+    subscribers: Subscribers,
 }
 
 /// skilldeck's MCP server: a [`ServerHandler`] over a [`LiveCatalog`].
-/// Clones share everything (one per HTTP session, all over one catalog).
+/// Clones share everything (one per HTTP session, all over one catalog)
+/// but what a session subscribed to, which each transport's session gets
+/// afresh.
 #[derive(Clone, Debug)]
 pub struct SkillServer {
     shared: Arc<Shared>,
+    /// This session's subscriptions and log level, made on its first
+    /// `resources/subscribe` or `logging/setLevel`.
+    session: Arc<OnceLock<Arc<Subscriber>>>,
 }
 
 impl SkillServer {
@@ -166,8 +180,9 @@ impl SkillServer {
             reported: Mutex::default(),
             reloading: Mutex::default(),
             own_reads: Arc::default(),
+            subscribers: Subscribers::default(),
         };
-        let server = SkillServer { shared: Arc::new(shared) };
+        let server = SkillServer { shared: Arc::new(shared), session: Arc::default() };
         server.report(&server.generation());
         warm_search(server.generation(), &server.shared.own_reads);
         server
@@ -214,6 +229,8 @@ impl SkillServer {
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
         warm_search(next.clone(), &self.shared.own_reads);
+        let served = next.publication.entries.len();
+        self.shared.subscribers.log(Severity::Info, format!("catalog reloaded: {served} skills served"));
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
@@ -223,11 +240,44 @@ impl SkillServer {
 
     /// Tells every connected client about `change`: sessions on the
     /// handshake directly, 2026-07-28 clients through their
-    /// `subscriptions/listen` streams. Closed sessions are forgotten.
+    /// `subscriptions/listen` streams. Closed sessions are forgotten. Then
+    /// sends what the reload logged to the sessions whose level asks for it,
+    /// and `notifications/resources/updated` for each subscribed file that
+    /// changed since its subscriber was last told.
     pub async fn notify(&self, change: Change) {
         if !change.any() {
             return;
         }
+        self.notify_lists(change).await;
+        let server = self.clone();
+        let updates = blocking(move || server.shared.subscribers.updates(&server.generation().publication)).await;
+        self.shared.subscribers.send(updates.unwrap_or_default()).await;
+    }
+
+    /// Sends `message` to every session whose log level lets `level`
+    /// through (with anything a reload left to send).
+    pub(crate) async fn log(&self, severity: Severity, message: String) {
+        self.shared.subscribers.log(severity, message);
+        self.shared.subscribers.send(Default::default()).await;
+    }
+
+    /// The same server for another transport session: it shares everything
+    /// but its subscriptions and log level.
+    pub(crate) fn for_session(&self) -> SkillServer {
+        SkillServer { shared: self.shared.clone(), session: Arc::default() }
+    }
+
+    /// This session's subscriber, made and registered on first use.
+    fn subscriber(&self, peer: &Peer<RoleServer>) -> &Arc<Subscriber> {
+        self.session.get_or_init(|| {
+            let subscriber = Subscriber::session(peer.clone());
+            self.shared.subscribers.add(&subscriber);
+            subscriber
+        })
+    }
+
+    /// The list-changed notifications of `change`.
+    async fn notify_lists(&self, change: Change) {
         let _ = self.shared.changes.send(change);
         let peers: Vec<Peer<RoleServer>> = self.peers().drain(..).collect();
         let mut alive = Vec::with_capacity(peers.len());
@@ -283,11 +333,21 @@ impl SkillServer {
             if !reported.insert(format!("{what:?}\0{name}\0{why}")) {
                 continue;
             }
-            match what {
-                Unserved::Skill => tracing::warn!(skill = name, reason = why, "skill not served over MCP"),
-                Unserved::FromList => tracing::warn!(skill = name, reason = why, "skill not in skills/list"),
-                Unserved::File => tracing::warn!(skill = name, reason = why, "file of a skill not served"),
-            }
+            let said = match what {
+                Unserved::Skill => {
+                    tracing::warn!(skill = name, reason = why, "skill not served over MCP");
+                    "skill not served over MCP"
+                }
+                Unserved::FromList => {
+                    tracing::warn!(skill = name, reason = why, "skill not in skills/list");
+                    "skill not in skills/list"
+                }
+                Unserved::File => {
+                    tracing::warn!(skill = name, reason = why, "file of a skill not served");
+                    "file of a skill not served"
+                }
+            };
+            self.shared.subscribers.log(Severity::Warning, format!("{said}: {name}: {why}"));
         }
     }
 
@@ -424,6 +484,31 @@ fn invalid_params(message: String) -> McpError {
     McpError::invalid_params(message, None)
 }
 
+/// The canonical form of `uri` when `publication` serves a file there, or
+/// the error a request naming it gets: `-32602` with the URI in `data`
+/// (SEP-2164), whether the request reads or subscribes.
+fn served_uri(publication: &Publication, uri: &str) -> Result<String, McpError> {
+    match canonical(uri) {
+        Ok(canonical) if publication.resource(&canonical).is_some() => Ok(canonical),
+        Ok(_) | Err(UriError::NotSkill) => Err(not_served(uri)),
+        Err(UriError::OutsideSkill) => Err(McpError::invalid_params(
+            format!("Resource path is not inside a served skill: {uri}"),
+            Some(serde_json::json!({ "uri": uri })),
+        )),
+    }
+}
+
+/// No file is served at `uri`.
+fn not_served(uri: &str) -> McpError {
+    McpError::invalid_params(format!("No resource is served at {uri}"), Some(serde_json::json!({ "uri": uri })))
+}
+
+/// Whether a request is on the 2026-07-28 wire (its own `_meta`, or a
+/// session that began without the handshake) rather than the handshake's.
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
 /// Runs blocking work (file reads, hashing) off the async threads.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, McpError> {
     tokio::task::spawn_blocking(work).await.map_err(|e| McpError::internal_error(format!("worker failed: {e}"), None))
@@ -431,6 +516,9 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 
 impl ServerHandler for SkillServer {
     fn get_info(&self) -> ServerConfig {
+        // Logging is deprecated by SEP-2577; sessions on the handshake still
+        // have it (`logging/setLevel`).
+        #[allow(deprecated)]
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
@@ -438,6 +526,8 @@ impl ServerHandler for SkillServer {
             .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_logging()
             .enable_skills()
             .build();
         let mut config = ServerConfig::new(capabilities);
@@ -547,17 +637,11 @@ impl ServerHandler for SkillServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let generation = self.generation();
-        let uri = match canonical(&request.uri) {
-            Ok(uri) => uri,
-            Err(UriError::OutsideSkill) => {
-                return Err(invalid_params(format!("Resource path is not inside a served skill: {}", request.uri)));
-            }
-            Err(UriError::NotSkill) => return Err(invalid_params(format!("No resource is served at {}", request.uri))),
-        };
+        let uri = served_uri(&generation.publication, &request.uri)?;
         let requested = request.uri;
         let contents = blocking(move || {
             let Some((_, file)) = generation.publication.resource(&uri) else {
-                return Err(invalid_params(format!("No resource is served at {requested}")));
+                return Err(not_served(&requested));
             };
             let confinement = generation.catalog.confinement();
             let bytes = file
@@ -583,6 +667,54 @@ impl ServerHandler for SkillServer {
         })
         .await??;
         Ok(ReadResourceResult::new(vec![contents]).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE).into())
+    }
+
+    /// Handshake sessions only (rmcp answers `-32601` on 2026-07-28, where
+    /// a `subscriptions/listen` stream names the files it follows).
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let generation = self.generation();
+        let canonical = served_uri(&generation.publication, &request.uri)?;
+        let key = canonical.clone();
+        let version = blocking(move || generation.publication.version(&key)).await?;
+        self.subscriber(&context.peer).subscribe(canonical, request.uri, version).map_err(|Full| {
+            McpError::invalid_params(
+                format!("This session already follows {MAX_SUBSCRIPTIONS} resources, the most it may"),
+                None,
+            )
+        })
+    }
+
+    /// Ends a subscription; one that does not exist (or a URI no longer
+    /// served) is no error: the client ends up unsubscribed either way.
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if let (Some(subscriber), Ok(canonical)) = (self.session.get(), canonical(&request.uri)) {
+            subscriber.unsubscribe(&canonical);
+        }
+        Ok(())
+    }
+
+    /// Handshake sessions only: 2026-07-28 removed `logging/setLevel` (a
+    /// request asks for its own log messages there, and this server sends
+    /// none on a request's stream).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        if modern(&context) {
+            return Err(McpError::new(ErrorCode::METHOD_NOT_FOUND, "Method not found: logging/setLevel", None));
+        }
+        self.subscriber(&context.peer).set_level(request.level);
+        Ok(())
     }
 
     async fn list_skills(
@@ -638,6 +770,19 @@ impl ServerHandler for SkillServer {
         accepted.resources_list_changed = requested.resources_list_changed.filter(|&on| on);
         accepted.prompts_list_changed = requested.prompts_list_changed.filter(|&on| on);
         accepted.tools_list_changed = requested.tools_list_changed.filter(|&on| on);
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            // The files served now, up to the cap; the acknowledgment tells
+            // the client which of its URIs are followed.
+            let publication = &self.generation().publication;
+            let served = uris.iter().filter(|uri| served_uri(publication, uri).is_ok());
+            let mut followed: Vec<String> = Vec::new();
+            for uri in served {
+                if !followed.contains(uri) && followed.len() < MAX_SUBSCRIPTIONS {
+                    followed.push(uri.clone());
+                }
+            }
+            followed
+        });
         Some(accepted)
     }
 
@@ -645,6 +790,30 @@ impl ServerHandler for SkillServer {
         let mut changes = self.shared.changes.subscribe();
         let sink = context.sink().clone();
         let accepted = context.accepted().clone();
+        // Followed for as long as this call lasts. rmcp has acknowledged the
+        // stream already, and the client may have read a file since: one
+        // that changed just now may have changed after that read, so it
+        // counts as not seen (its next reload is an update).
+        let _files = match accepted.resource_subscriptions.clone().filter(|uris| !uris.is_empty()) {
+            Some(uris) => {
+                let generation = self.generation();
+                let files = blocking(move || {
+                    let publication = &generation.publication;
+                    let files = uris.into_iter().filter_map(|uri| {
+                        let canonical = served_uri(publication, &uri).ok()?;
+                        let version = publication.version(&canonical);
+                        let version = if version.changed_within(ACKNOWLEDGED_RACE) { Version::Unseen } else { version };
+                        Some((canonical, uri, version))
+                    });
+                    files.collect()
+                })
+                .await?;
+                let subscriber = Subscriber::listen(sink.clone(), files);
+                self.shared.subscribers.add(&subscriber);
+                Some(subscriber)
+            }
+            None => None,
+        };
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),

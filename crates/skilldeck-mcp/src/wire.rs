@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, skill_name_from_uri};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion, skill_name_from_uri};
 use serde_json::{Map, Value, json};
 
 /// JSON-RPC: the bytes are not JSON.
@@ -92,9 +92,12 @@ impl Rejection {
 
 /// The methods this server answers; a request for one of them whose
 /// parameters do not parse is `-32602`, any other is `-32601`.
-const SERVED: [&str; 13] = [
+const SERVED: [&str; 16] = [
     "initialize",
     "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "server/discover",
     "tools/list",
     "tools/call",
@@ -107,6 +110,19 @@ const SERVED: [&str; 13] = [
     "skills/get",
     "subscriptions/listen",
 ];
+
+/// Served methods the 2026-07-28 wire removed: a request for one of them on
+/// that wire is for a method that does not exist there, whatever its
+/// parameters (`-32601`; HTTP 404, as SEP-2575 has it).
+const HANDSHAKE_ONLY: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Whether a request carries the 2026-07-28 request metadata (a protocol
+/// version of that era or later in `_meta`).
+fn modern(request: &ClientRequest) -> bool {
+    let version = request.get_meta().protocol_version();
+    version.is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
 
 /// Decides what one message (one stdio line, one HTTP body) is.
 pub(crate) fn classify(bytes: &[u8]) -> Incoming {
@@ -159,15 +175,17 @@ pub(crate) fn classify(bytes: &[u8]) -> Incoming {
 /// any type as no cursor; both are `-32602` here. It also answers
 /// `skills/get` of a URI that is not a `SKILL.md` itself, in its own words;
 /// here it gets the same answer as any other unknown skill. A method rmcp
-/// knows but this server does not serve (`resources/subscribe`,
-/// `completion/complete`, ...) rmcp answers with its bare name; here it gets
-/// the answer every unknown method gets.
+/// knows but this server does not serve (`completion/complete`, ...) rmcp
+/// answers with its bare name; here it gets the answer every unknown method
+/// gets, and so does a handshake-only method on the 2026-07-28 wire (rmcp
+/// would check that era's headers for it first, or answer its bare name).
 fn check_params(message: ClientJsonRpcMessage, bytes: &[u8]) -> Incoming {
     let JsonRpcMessage::Request(request) = &message else {
         return Incoming::Message(Box::new(message));
     };
     let method = request.request.method();
-    if !SERVED.contains(&method) && !matches!(request.request, ClientRequest::CustomRequest(_)) {
+    let removed = HANDSHAKE_ONLY.contains(&method) && modern(&request.request);
+    if removed || (!SERVED.contains(&method) && !matches!(request.request, ClientRequest::CustomRequest(_))) {
         return Incoming::Reject(Rejection {
             id: serde_json::to_value(&request.id).ok(),
             code: METHOD_NOT_FOUND,
@@ -300,10 +318,8 @@ mod tests {
     #[test]
     fn a_method_rmcp_knows_but_this_server_does_not_serve_is_not_found() {
         for (method, params) in [
-            ("resources/subscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
-            ("resources/unsubscribe", r#"{"uri":"skill://a/SKILL.md"}"#),
             ("completion/complete", r#"{"ref":{"type":"ref/prompt","name":"a"},"argument":{"name":"x","value":""}}"#),
-            ("logging/setLevel", r#"{"level":"info"}"#),
+            ("tasks/get", r#"{"taskId":"t1"}"#),
         ] {
             let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{params}}}"#);
             let rejection = reject(line.as_bytes());
@@ -311,6 +327,41 @@ mod tests {
                 (rejection.id, rejection.code, rejection.message),
                 (Some(json!(4)), METHOD_NOT_FOUND, format!("Method not found: {method}"))
             );
+        }
+    }
+
+    /// On the handshake, a subscription or log level with the wrong
+    /// parameters is `-32602`; on the 2026-07-28 wire, which removed these
+    /// methods, they are not found, with parameters that fit or not.
+    #[test]
+    fn handshake_only_methods_are_checked_on_the_handshake_and_not_found_in_2026() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        for (method, params) in [
+            (
+                "initialize",
+                r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}"#,
+            ),
+            ("ping", ""),
+            ("resources/subscribe", r#""uri":"skill://a/SKILL.md""#),
+            ("resources/unsubscribe", r#""uri":"skill://a/SKILL.md""#),
+            ("logging/setLevel", r#""level":"info""#),
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{method}","params":{{{params}}}}}"#);
+            assert!(matches!(classify(line.as_bytes()), Incoming::Message(_)), "{method}");
+            for params in [meta.to_owned(), format!("{params},{meta}").trim_start_matches(',').to_owned()] {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"{method}","params":{{{params}}}}}"#);
+                let rejection = reject(line.as_bytes());
+                assert_eq!(
+                    (rejection.id, rejection.code, rejection.message),
+                    (Some(json!(5)), METHOD_NOT_FOUND, format!("Method not found: {method}")),
+                    "{line}"
+                );
+            }
+            if method != "ping" {
+                let line = format!(r#"{{"jsonrpc":"2.0","id":6,"method":"{method}","params":{{"bad":1}}}}"#);
+                let rejection = reject(line.as_bytes());
+                assert_eq!((rejection.id, rejection.code), (Some(json!(6)), INVALID_PARAMS), "{method}");
+            }
         }
     }
 

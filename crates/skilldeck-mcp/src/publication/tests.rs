@@ -283,3 +283,37 @@ fn a_rebuild_walks_only_the_skills_that_changed() {
     assert_eq!(files(&last), files(&Publication::build(&catalog, None)));
     assert!(last.resource("skill://alpha/more.txt").is_some());
 }
+
+/// A file's version moves with its bytes (and with a `touch`), not with a
+/// read; a file no longer published is `Gone`, a store record's version is
+/// its bytes, and `Unseen` equals no version a publication gives.
+#[test]
+fn a_file_version_moves_when_it_changes_and_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "alpha", &[("notes.md", b"one\n")]);
+    let notes = "skill://alpha/notes.md";
+    let first = publish(dir.path()).version(notes);
+    assert!(matches!(&first, Version::Disk(path, Some(_)) if path.ends_with("alpha/notes.md")), "{first:?}");
+    let _ = fs::read(dir.path().join("alpha/notes.md")).unwrap();
+    assert_eq!(publish(dir.path()).version(notes), first);
+    assert!(first.changed_within(std::time::Duration::from_secs(60)));
+    assert!(!first.changed_within(std::time::Duration::ZERO));
+    fs::write(dir.path().join("alpha/notes.md"), b"two\n").unwrap();
+    let second = publish(dir.path()).version(notes);
+    assert_ne!(second, first);
+    fs::remove_file(dir.path().join("alpha/notes.md")).unwrap();
+    assert_eq!(publish(dir.path()).version(notes), Version::Gone);
+    assert_eq!(publish(dir.path()).version("skill://nope/SKILL.md"), Version::Gone);
+    assert_ne!(second, Version::Unseen);
+    assert_ne!(Version::Gone, Version::Unseen);
+
+    let store = Arc::new(MemoryStore::default());
+    store.write("beta", "---\nname: beta\ndescription: B.\n---\nOne.\n", None, false).unwrap();
+    let catalog = |store: &Arc<MemoryStore>| Catalog::builder().store(store.clone()).build().unwrap();
+    let uri = "skill://beta/SKILL.md";
+    let record = Publication::build(&catalog(&store), None).version(uri);
+    assert!(matches!(&record, Version::Memory(bytes) if bytes.ends_with(b"One.\n")), "{record:?}");
+    assert_eq!(Publication::build(&catalog(&store), None).version(uri), record);
+    store.write("beta", "---\nname: beta\ndescription: B.\n---\nTwo.\n", None, false).unwrap();
+    assert_ne!(Publication::build(&catalog(&store), None).version(uri), record);
+}
