@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+mod client_roots;
 mod find_skills;
 mod http;
 mod level1;
@@ -52,12 +53,13 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use client_roots::ClientRoots;
 pub use find_skills::{
     DEFAULT_LIMIT as FIND_SKILLS_DEFAULT_LIMIT, DESCRIPTION as FIND_SKILLS_DESCRIPTION, FIND_SKILLS,
     MAX_LIMIT as FIND_SKILLS_MAX_LIMIT,
 };
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
-pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS};
+pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
 pub use live::{Live, Watch, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, Options, SkillServer, TTL_MS};
