@@ -10,8 +10,11 @@ use super::{stderr, stdout};
 
 fn skill(dir: &Path, name: &str, description: &str) {
     std::fs::create_dir_all(dir.join(name)).unwrap();
-    std::fs::write(dir.join(name).join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\nbody\n"))
-        .unwrap();
+    std::fs::write(
+        dir.join(name).join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\nbody\n"),
+    )
+    .unwrap();
 }
 
 /// `skilldeck ARGS` in `cwd` with `home` as `$HOME` and the default log filter.
@@ -82,7 +85,8 @@ fn no_root_reads_the_project_then_the_user_and_the_project_wins_a_name() {
         .collect::<Vec<_>>()
         .join(", ");
     assert!(
-        stderr(&out).contains(&format!("skilldeck: not walked (no such directory, or one walked already): {missing}\n")),
+        stderr(&out)
+            .contains(&format!("skilldeck: not walked (no such directory, or one walked already): {missing}\n")),
         "{}",
         stderr(&out)
     );

@@ -129,10 +129,16 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
             return Ok::<_, BuildError>(None);
         }
         let places = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-        tracing::info!("the client's roots are {}: skills from {}", places(&projects), places(found.roots()));
         let change = moving.set_roots(found.roots().to_vec(), found.searched().to_vec())?;
-        if moving.is_empty() {
-            tracing::warn!("no skills found; looked in {}", places(found.searched()));
+        match moving.is_empty() {
+            false => {
+                tracing::info!("the client's roots are {}: skills from {}", places(&projects), places(found.roots()))
+            }
+            true => tracing::warn!(
+                "the client's roots are {}: no skills found; looked in {}",
+                places(&projects),
+                places(found.searched())
+            ),
         }
         Ok(Some(change))
     })

@@ -15,7 +15,8 @@
 //! - each exposed skill as a prompt whose one user message is the tool's
 //!   output for it;
 //! - list-changed notifications when the roots or the store change
-//!   ([`watch`]).
+//!   ([`watch`]), or when the client's `roots` move the project whose
+//!   skills are served ([`ClientRoots`]).
 //!
 //! Both protocol eras are served: 2026-07-28 (`server/discover`, metadata on
 //! every request) and the older `initialize` handshake. The engine never
