@@ -38,7 +38,10 @@ pub enum ClientRoots {
     #[default]
     Ignore,
     /// The roots become the conventional places of the client's roots
-    /// (`file://` URIs, in the client's order) and of `home`.
+    /// (`file://` URIs, in the client's order) and of `home`. Meant for a
+    /// server with one client (stdio): every session of a shared server
+    /// would move the one catalog. Clients on the `initialize` handshake
+    /// offer roots; the 2026-07-28 era has none to offer.
     Follow {
         /// The user's home directory, for the user's places.
         home: Option<PathBuf>,
