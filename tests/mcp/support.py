@@ -162,13 +162,15 @@ def cli_load(name: str, args: list[str]) -> tuple[str, bool]:
 class HttpServer:
     """`skilldeck serve --http 127.0.0.1:0 …` as a child process; `url` from its one stderr line."""
 
-    def __init__(self, args: list[str], *, bind: str = "127.0.0.1:0", env: dict[str, str] | None = None):
+    def __init__(
+        self, args: list[str], *, bind: str = "127.0.0.1:0", env: dict[str, str] | None = None, cwd: Path | None = None
+    ):
         full_env = dict(os.environ)
         full_env.pop("SKILLDECK_TOKEN", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             [str(BIN), "serve", "--http", bind, *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd,
         )
         self.stderr_lines: list[str] = []
         self._ready = threading.Event()

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client import advertise
 
-from support import BIN, SKILLS_EXT, write_tree
+from support import BIN, SKILLS_EXT, http_server, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -142,6 +142,21 @@ async def test_explicit_roots_win_over_the_client_s(dirs: dict[str, Path]) -> No
         await anyio.sleep(1)
         assert roots.asked == 0
         assert await prompt_names(session) == ["from-cwd"]
+
+
+async def test_over_http_the_working_directory_s_project_stays_whatever_a_client_s_roots_say(
+    dirs: dict[str, Path],
+) -> None:
+    roots = Roots(dirs["first"])
+    with http_server([], env={"HOME": str(dirs["home"])}, cwd=dirs["cwd"]) as server:
+        assert server.url is not None
+        async with Client(
+            server.url, mode="legacy", cache=None, list_roots_callback=roots.list_roots, message_handler=roots.messages
+        ) as session:
+            await session.send_roots_list_changed()
+            await anyio.sleep(1)
+            assert roots.asked == 0
+            assert await prompt_names(session) == ["from-cwd", "personal", "shared"]
 
 
 async def test_an_empty_catalog_says_where_it_looked_in_instructions(tmp_path: Path) -> None:
