@@ -147,7 +147,8 @@ enum Command {
     /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
     ///
     /// Diagnostics go to stderr, one line each; $SKILLDECK_LOG chooses which (default
-    /// `skilldeck_mcp=info`; `debug`, `skilldeck_mcp=debug,rmcp=info`, ...).
+    /// `skilldeck_mcp=info,skilldeck_cli=info`; `debug`, `skilldeck_mcp=debug,rmcp=info`, ...).
+    /// With no source flag, the server follows the project of its client's MCP roots (stdio).
     Serve(serve::ServeArgs),
     /// Read and change the authored skills of --store (shared, or --agent's).
     Store {
