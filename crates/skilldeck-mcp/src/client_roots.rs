@@ -128,7 +128,7 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
     let moving = server.clone();
     let moved = tokio::task::spawn_blocking(move || {
         let found = ConventionalRoots::find(&projects, home.as_deref());
-        if found.roots() == moving.roots() && *found.searched() == *moving.project().looked_in() {
+        if same_place(&found, &moving.roots(), &moving.project().looked_in()) {
             return Ok::<_, BuildError>(None);
         }
         let places = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
@@ -151,6 +151,19 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
         Ok(Ok(None)) => {}
         Ok(Err(error)) => tracing::warn!(%error, "cannot walk the client's project; serving the previous catalog"),
         Err(error) => tracing::warn!(%error, "cannot walk the client's project; serving the previous catalog"),
+    }
+}
+
+/// Whether `found` is where the server looks already: the same directories
+/// (by real path: a host may name the project by a link to the working
+/// directory), or, when there are none, the same places named.
+fn same_place(found: &ConventionalRoots, roots: &[PathBuf], looked_in: &[PathBuf]) -> bool {
+    let real = |paths: &[PathBuf]| -> Vec<PathBuf> {
+        paths.iter().map(|path| std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())).collect()
+    };
+    match found.roots().is_empty() {
+        false => real(found.roots()) == real(roots),
+        true => roots.is_empty() && found.searched() == looked_in,
     }
 }
 
@@ -185,6 +198,24 @@ fn local_path(bytes: Vec<u8>) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_project_named_through_a_link_is_the_same_place() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let project = tmp.path().join("project");
+        std::fs::create_dir_all(project.join(".claude/skills")).expect("mkdir");
+        std::os::unix::fs::symlink(&project, tmp.path().join("link")).expect("symlink");
+        let here = ConventionalRoots::find(std::slice::from_ref(&project), None);
+        let linked = ConventionalRoots::find(&[tmp.path().join("link")], None);
+        assert_ne!(here.roots(), linked.roots());
+        assert!(same_place(&linked, here.roots(), here.searched()));
+        // Elsewhere, or nowhere where there was somewhere, is a move.
+        let elsewhere = ConventionalRoots::find(&[tmp.path().to_path_buf()], None);
+        assert!(!same_place(&elsewhere, here.roots(), here.searched()));
+        assert!(same_place(&elsewhere, &[], elsewhere.searched()));
+        assert!(!same_place(&elsewhere, &[], here.searched()));
+    }
 
     #[test]
     fn file_uris_become_paths_and_nothing_else_does() {
