@@ -178,6 +178,7 @@ class HttpServer:
         bind: str = "127.0.0.1:0",
         env: dict[str, str] | None = None,
         command: list[str] | None = None,
+        cwd: Path | None = None,
     ):
         """`command` replaces the whole command line (a README's own, say); `args` and `bind` are then unused."""
         full_env = dict(os.environ)
@@ -185,7 +186,7 @@ class HttpServer:
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             command or [str(BIN), "serve", "--http", bind, *args],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd,
         )
         self.stderr_lines: list[str] = []
         self._ready = threading.Event()

@@ -174,8 +174,14 @@ async def test_a_budget_too_small_for_any_entry_sends_the_line_alone(big_tree: l
 async def test_an_empty_catalog_says_so(era: str, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     async with connect("stdio", era, ["--root", str(tmp_path / "empty")]) as client:
-        assert client.instructions == NO_SKILLS
+        assert client.instructions == NO_SKILLS.replace(
+            " Do not", f" It looked for skills (directories holding a SKILL.md) in {tmp_path / 'empty'}. Do not"
+        )
         assert await tool_names(client) == ["skill"]
+    # A server that reads no directory has nowhere to name.
+    (tmp_path / "none.json").write_text("[]")
+    async with connect("stdio", era, ["--skills", str(tmp_path / "none.json")]) as client:
+        assert client.instructions == NO_SKILLS
 
 
 def test_a_bad_budget_is_refused_before_serving() -> None:

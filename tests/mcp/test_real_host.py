@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,17 @@ def script(request: dict[str, Any]) -> list[dict[str, Any]] | None:
     return None
 
 
+def host_env(home: Path, model: MessagesStandin) -> dict[str, str]:
+    """Claude Code's environment: a fake home, the stand-in model, nothing leaving the machine."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": model.url,
+        "ANTHROPIC_API_KEY": "sk-ant-standin",
+        **CLAUDE_OFFLINE_ENV,
+    }
+
+
 def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) -> None:
     assert CLAUDE is not None
     config = {
@@ -88,13 +100,7 @@ def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) ->
     (tmp_path / "mcp.json").write_text(json.dumps(config))
     (tmp_path / "home").mkdir()
     with MessagesStandin([script]) as model:
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(tmp_path / "home"),
-            "ANTHROPIC_BASE_URL": model.url,
-            "ANTHROPIC_API_KEY": "sk-ant-standin",
-            **CLAUDE_OFFLINE_ENV,
-        }
+        env = host_env(tmp_path / "home", model)
         proc = subprocess.run(
             [
                 CLAUDE, "-p", "Here is a PDF with form fields: please fill it in for me.",
@@ -123,3 +129,33 @@ def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) ->
     body = run_cli("load", "pdf-forms", "--root", str(EXAMPLES), check=True).stdout.decode()
     assert loaded == body
     assert "1. List the form's fields before writing anything" in loaded
+
+
+def test_claude_code_with_no_root_gets_the_skills_of_the_project_it_runs_in(tmp_path: Path) -> None:
+    """`serve` with no flag at all, as a new user first adds it: the host starts it in the
+    project, and the project's `.agents/skills` (which Claude Code does not read itself)
+    reach the model, whatever the host's roots say."""
+    assert CLAUDE is not None
+    project, home = tmp_path / "project", tmp_path / "home"
+    shutil.copytree(EXAMPLES, project / ".agents" / "skills")
+    (project / ".git").mkdir()
+    home.mkdir()
+    config = {"mcpServers": {"skilldeck": {"type": "stdio", "command": str(BIN), "args": ["serve"]}}}
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    with MessagesStandin([]) as model:
+        proc = subprocess.run(
+            [
+                CLAUDE, "-p", "Which skills can you use?",
+                "--mcp-config", str(tmp_path / "mcp.json"), "--strict-mcp-config",
+                "--output-format", "json",
+            ],
+            cwd=project, env=host_env(home, model), capture_output=True, timeout=180,
+        )
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+        requests = [r for r in model.requests if offers(r, SKILL)]
+    assert requests, "the model was never offered the skill tool"
+    first = json.dumps(requests[0])
+    instructions = run_cli("prompt", "--root", str(project / ".agents" / "skills"), check=True).stdout.decode()
+    assert json.dumps(instructions)[1:-1] in first
+    for name in EXAMPLE_NAMES:
+        assert f"- **{name}**: " in first, name

@@ -1,5 +1,5 @@
-//! `skilldeck serve`'s diagnostics: the server's `tracing` events, one line
-//! each on stderr, `skilldeck: [warning: |error: ]MESSAGE[ field=value]...`.
+//! The diagnostics of `skilldeck serve` and of the catalog commands: the
+//! server's and the CLI's `tracing` events, one line each on stderr, `skilldeck: [warning: |error: ]MESSAGE[ field=value]...`.
 //! Every value is escaped so that no event, whatever a skill's name or an
 //! error holds, can split a line or forge another.
 
@@ -19,12 +19,15 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// (`debug`, `skilldeck_mcp=debug,rmcp=info`).
 const LOG_VAR: &str = "SKILLDECK_LOG";
 
-/// Installs the stderr subscriber: by default the server's own events at
-/// `info` and above (the catalog's warnings are printed from the catalog).
+/// Installs the stderr subscriber: by default the server's and this
+/// crate's own events at `info` and above (the catalog's warnings are
+/// printed from the catalog).
 pub(crate) fn init() -> anyhow::Result<()> {
     let targets = match std::env::var(LOG_VAR) {
         Ok(spec) => spec.parse::<Targets>().map_err(|error| anyhow!("${LOG_VAR}: cannot read {spec:?}: {error}"))?,
-        Err(_) => Targets::new().with_target("skilldeck_mcp", Level::INFO),
+        Err(_) => {
+            Targets::new().with_target("skilldeck_mcp", Level::INFO).with_target(crate::roots::LOG_TARGET, Level::INFO)
+        }
     };
     let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).event_format(Line);
     // Already set (a second serve in one process): keep the first.

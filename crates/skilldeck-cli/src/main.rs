@@ -27,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod agents;
 mod list;
 mod log;
+mod roots;
 mod search;
 mod serve;
 mod store;
@@ -34,6 +35,7 @@ mod validate;
 
 use agents::{AgentArgs, read_agents};
 use list::{list_json, list_table, shadowed_json, shadowed_table};
+use roots::Roots;
 use store::{StoreCommand, run_store};
 
 /// Find, catalog and serve Agent Skills.
@@ -51,7 +53,10 @@ struct Cli {
 /// Where skills come from; accepted before or after the command.
 #[derive(Args, Debug)]
 struct SourceArgs {
-    /// A directory to walk for SKILL.md files; repeat for more, in precedence order.
+    /// A directory to walk for SKILL.md files; repeat for more, in precedence order. With no
+    /// --root, --skills or --store: the project's (the working directory up to its repository
+    /// root) .agents/skills, .claude/skills, .github/skills, then ~/.agents/skills,
+    /// ~/.claude/skills, ~/.codex/skills, ~/.copilot/skills.
     #[arg(long = "root", value_name = "DIR", global = true)]
     roots: Vec<PathBuf>,
     /// A JSON file holding an array of data skills {name, description?, content?, resources?, base?}.
@@ -142,7 +147,8 @@ enum Command {
     /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
     ///
     /// Diagnostics go to stderr, one line each; $SKILLDECK_LOG chooses which (default
-    /// `skilldeck_mcp=info`; `debug`, `skilldeck_mcp=debug,rmcp=info`, ...).
+    /// `skilldeck_mcp=info,skilldeck_cli=info`; `debug`, `skilldeck_mcp=debug,rmcp=info`, ...).
+    /// With no source flag, the server follows the project of its client's MCP roots (stdio).
     Serve(serve::ServeArgs),
     /// Read and change the authored skills of --store (shared, or --agent's).
     Store {
@@ -201,18 +207,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         command => command,
     };
+    // Every catalog command says where its skills come from, and when there are none.
+    crate::log::init()?;
     let store = match &cli.sources.store {
         Some(location) => Some(Arc::<dyn SkillStore>::from(skilldeck_store::open(location)?)),
         None => None,
     };
     // The roots and data skills, read once; the store is added where a command reads it.
-    let disk = catalog_builder(&cli.sources)?;
+    let roots = Roots::resolve(&cli.sources.roots, !cli.sources.skills.is_empty() || store.is_some())?;
+    let disk = catalog_builder(&cli.sources, &roots.roots)?;
+    let others = other_sources(&cli.sources);
     let with_store = |builder: CatalogBuilder| match &store {
         Some(store) => builder.store(store.clone()),
         None => builder,
     };
     match command {
-        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), &cli.sources.roots, profile),
+        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), roots, &others, profile),
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
             run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
@@ -220,6 +230,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
             let catalog = disk.build()?;
+            if store.is_none() {
+                roots::warn_if_empty(&catalog, &roots.looked_in, &others);
+            }
             let store = store.as_deref().map(|s| s as &dyn SkillStore);
             let doctor = doctor::Doctor {
                 catalog: Some(&catalog),
@@ -246,6 +259,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
             check_store(&catalog)?;
             warn_all(catalog.warnings());
+            roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             run_catalog(command, &catalog, profile.as_ref())
         }
     }
@@ -323,10 +337,11 @@ fn tool_output(result: &ToolResult) -> anyhow::Result<ExitCode> {
     Ok(if result.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// The builder of the roots and data skills the flags name, without the store.
-fn catalog_builder(sources: &SourceArgs) -> anyhow::Result<CatalogBuilder> {
+/// The builder of `roots` and of the data skills and options the flags
+/// name, without the store.
+fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<CatalogBuilder> {
     let mut builder = Catalog::builder()
-        .roots(&sources.roots)
+        .roots(roots)
         .filter(Filter::new(sources.filter.iter().cloned()))
         .sample_limit(sources.sample_limit)
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
@@ -335,6 +350,13 @@ fn catalog_builder(sources: &SourceArgs) -> anyhow::Result<CatalogBuilder> {
         builder = builder.skills(read_skill_defs(file)?);
     }
     Ok(builder)
+}
+
+/// The sources other than roots, as the empty catalog's warning names
+/// them (the store by its flag alone: a URL may hold a password).
+fn other_sources(sources: &SourceArgs) -> Vec<String> {
+    let files = sources.skills.iter().map(|file| format!("--skills {}", file.display()));
+    files.chain(sources.store.as_ref().map(|_| "--store".to_owned())).collect()
 }
 
 /// A data skill as written in a `--skills` JSON file.

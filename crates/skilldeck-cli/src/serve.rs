@@ -2,7 +2,6 @@
 //! HTTP with `--http`). The server itself is the `skilldeck-mcp` crate.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +10,9 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, Budget, CatalogBuilder, LiveCatalog};
-use skilldeck_mcp::{FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
+use skilldeck_mcp::{ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
+
+use crate::roots::Roots;
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
 const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
@@ -83,29 +84,39 @@ impl ServeArgs {
 }
 
 /// Runs the server until stdin closes (stdio) or the process is interrupted (HTTP).
+///
+/// With no source given (`roots.conventional`), a server on stdio serves
+/// one client and follows that client's project (its MCP `roots`); over
+/// HTTP it serves many, and stays with the working directory's.
 pub(crate) fn run(
     args: ServeArgs,
     builder: CatalogBuilder,
     store: Option<Arc<dyn SkillStore>>,
-    roots: &[PathBuf],
+    roots: Roots,
+    others: &[String],
     profile: Option<AgentProfile>,
 ) -> anyhow::Result<ExitCode> {
-    // The server reports through `tracing`.
-    crate::log::init()?;
+    // The server reports through `tracing` (`crate::log`, set up already).
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
     let live = LiveCatalog::new(builder)?;
     crate::check_store(&live.snapshot())?;
     crate::warn_all(live.snapshot().warnings());
+    crate::roots::warn_if_empty(&live.snapshot(), &roots.looked_in, others);
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let format = match args.format {
         InstructionsFormat::Toolnexus => Format::Toolnexus,
         InstructionsFormat::Agentskills => Format::Agentskills,
     };
     let find_skills = if args.find_skills { FindSkills::Always } else { FindSkills::WhenCut };
-    let options = Options { profile, page_size, format, budget: args.budget, find_skills };
+    let client_roots = match roots.conventional && http.is_none() {
+        true => ClientRoots::Follow { home: skilldeck::home_dir() },
+        false => ClientRoots::Ignore,
+    };
+    let looked_in = roots.looked_in;
+    let options = Options { profile, page_size, format, budget: args.budget, find_skills, looked_in, client_roots };
     let server = SkillServer::new(live, options);
-    let watch = Watch { roots: roots.to_vec(), store };
+    let watch = Watch { roots: roots.roots, store };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {

@@ -16,6 +16,9 @@ mod broken_store;
 // search: lines, JSON, batches, agents, exit codes.
 mod search;
 
+// No root: the conventional places; relative roots; an empty catalog.
+mod roots;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }
@@ -149,7 +152,11 @@ fn usage_errors_exit_2_with_a_message() {
 fn warnings_go_to_stderr_and_the_table_to_stdout() {
     let out = skilldeck(&["list", "--root", "/definitely/missing"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stderr(&out), "warning: skills dir not found: /definitely/missing\n");
+    assert_eq!(
+        stderr(&out),
+        "warning: skills dir not found: /definitely/missing\n\
+         skilldeck: warning: no skills found; looked in /definitely/missing\n"
+    );
     assert_eq!(stdout(&out), "NAME  ORIGIN   DESCRIPTION\n");
 }
 

@@ -2,6 +2,8 @@
 //! (and `server/discover`'s) `instructions`, within a budget, and whether the
 //! `find_skills` tool is offered beside it.
 
+use std::path::PathBuf;
+
 use skilldeck::{AgentProfile, Budget, Catalog, Fitted};
 
 use crate::find_skills::FIND_SKILLS;
@@ -21,8 +23,38 @@ pub const DEFAULT_BUDGET: Budget = Budget::chars(2000);
 
 /// The `instructions` of a server that exposes no skill at all: said
 /// plainly, so that a model does not go looking for skills that are not there.
+/// A server that knows where it looked says where too ([`no_skills`]).
 pub const NO_SKILLS: &str =
     "This server has no skills to offer right now: its catalog is empty. Do not call its tools to look for skills.";
+
+/// The `instructions` of a server that exposes no skill, having looked in
+/// `looked_in`: [`NO_SKILLS`], with the places named, so that the model can
+/// tell its user where skills go rather than a host showing a working
+/// server with nothing behind it.
+///
+/// ```
+/// use std::path::PathBuf;
+///
+/// let text = skilldeck_mcp::no_skills(&[PathBuf::from("/p/.agents/skills"), PathBuf::from("/h/.claude/skills")]);
+/// assert_eq!(
+///     text,
+///     "This server has no skills to offer right now: its catalog is empty. It looked for skills \
+///      (directories holding a SKILL.md) in /p/.agents/skills, /h/.claude/skills. \
+///      Do not call its tools to look for skills."
+/// );
+/// assert_eq!(skilldeck_mcp::no_skills(&[]), skilldeck_mcp::NO_SKILLS);
+/// ```
+pub fn no_skills(looked_in: &[PathBuf]) -> String {
+    if looked_in.is_empty() {
+        return NO_SKILLS.to_owned();
+    }
+    let places: Vec<String> = looked_in.iter().map(|place| place.display().to_string()).collect();
+    format!("{EMPTY} It looked for skills (directories holding a SKILL.md) in {}. {DO_NOT_LOOK}", places.join(", "))
+}
+
+/// The two sentences of [`NO_SKILLS`], for [`no_skills`] to put the places between.
+const EMPTY: &str = "This server has no skills to offer right now: its catalog is empty.";
+const DO_NOT_LOOK: &str = "Do not call its tools to look for skills.";
 
 /// The level-1 catalog format of `instructions` when no agent is served (an
 /// agent's is always Insika's).
@@ -67,13 +99,15 @@ pub(crate) struct Level1 {
 impl Level1 {
     /// The level-1 text of `catalog` (an agent's lazy skills with `profile`)
     /// in `format`, within `budget`, closed by the line that counts what it
-    /// left out and names `find_skills`.
+    /// left out and names `find_skills`; when it exposes no skill, where it
+    /// looked (`looked_in`).
     pub(crate) fn new(
         catalog: &Catalog,
         profile: Option<&AgentProfile>,
         format: Format,
         budget: Budget,
         find_skills: FindSkills,
+        looked_in: &[PathBuf],
     ) -> Level1 {
         let (fitted, exposed) = match profile {
             Some(profile) => {
@@ -90,7 +124,7 @@ impl Level1 {
             ),
         };
         let instructions = match exposed {
-            false => Some(NO_SKILLS.to_owned()),
+            false => Some(no_skills(looked_in)),
             true => Some(fitted.text).filter(|text| !text.is_empty()),
         };
         let cut = fitted.shortened + fitted.omitted > 0;
@@ -107,4 +141,14 @@ struct Counted {
 
 fn owned(fitted: Fitted<'_>) -> Counted {
     Counted { text: fitted.text, shortened: fitted.report.shortened.len(), omitted: fitted.report.omitted.len() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_skills_is_its_two_sentences() {
+        assert_eq!(NO_SKILLS, format!("{EMPTY} {DO_NOT_LOOK}"));
+    }
 }

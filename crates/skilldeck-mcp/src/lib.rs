@@ -15,8 +15,9 @@
 //! - each exposed skill as a prompt whose one user message is the tool's
 //!   output for it;
 //! - list-changed notifications when the roots or the store change
-//!   ([`watch`]), and `notifications/resources/updated` for each file a
-//!   client follows (`resources/subscribe` on the handshake, a
+//!   ([`watch`]) or the client's `roots` move the project whose skills are
+//!   served ([`ClientRoots`]), and `notifications/resources/updated` for each
+//!   file a client follows (`resources/subscribe` on the handshake, a
 //!   `subscriptions/listen` stream's `resourceSubscriptions` on 2026-07-28)
 //!   when a reload finds it changed;
 //! - on the handshake, log messages at the level a session sets
@@ -41,6 +42,7 @@
 //! # }
 //! ```
 
+mod client_roots;
 mod find_skills;
 mod http;
 mod level1;
@@ -59,12 +61,13 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use client_roots::ClientRoots;
 pub use find_skills::{
     DEFAULT_LIMIT as FIND_SKILLS_DEFAULT_LIMIT, DESCRIPTION as FIND_SKILLS_DESCRIPTION, FIND_SKILLS,
     MAX_LIMIT as FIND_SKILLS_MAX_LIMIT,
 };
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
-pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS};
+pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
 pub use live::{Live, Watch, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, SkillServer, TTL_MS};

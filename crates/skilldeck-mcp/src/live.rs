@@ -76,20 +76,19 @@ impl Drop for Live {
 /// so serving starts at once; a change made before it is done may be missed.
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
-    let roots = watch.roots.iter().map(|root| std::path::absolute(root).unwrap_or_else(|_| root.clone())).collect();
+    let roots = Arc::new(Mutex::new(absolute(&watch.roots)));
     let own_reads = server.own_reads().clone();
     let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone() };
-    let mut tasks = vec![tokio::spawn(reload_loop(server, rx, watches.clone()))];
+    let moves = server.project().moves();
+    let mut tasks = vec![
+        tokio::spawn(follow_moves(moves, watches.clone(), tx.clone())),
+        tokio::spawn(reload_loop(server, rx, watches.clone())),
+    ];
     let setting_up = watches.clone();
     let events = tx.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
     tasks.push(tokio::task::spawn_blocking(move || {
-        // Setting the watches up lists every directory: reads of our own.
-        let _reading = own_reads.start();
-        // Held until the watches are set, so that a root replaced meanwhile is watched again after.
-        let mut holder = setting_up.watcher.lock().unwrap_or_else(PoisonError::into_inner);
-        *holder = start_watcher(&setting_up.roots, events, setting_up.own_reads.clone());
-        drop(holder);
+        setting_up.set_up(events);
         let _ = done.send(true);
     }));
     if let Some(store) = watch.store {
@@ -103,12 +102,29 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
 #[derive(Clone)]
 struct Watches {
     watcher: Arc<Mutex<Option<RecommendedWatcher>>>,
-    /// The roots made absolute, as the watcher reports paths below them.
-    roots: Arc<[PathBuf]>,
+    /// The roots made absolute, as the watcher reports paths below them;
+    /// replaced when the project moves.
+    roots: Arc<Mutex<Arc<[PathBuf]>>>,
     own_reads: Arc<OwnReads>,
 }
 
 impl Watches {
+    /// The roots watched now.
+    fn roots(&self) -> Arc<[PathBuf]> {
+        self.roots.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Sets a watcher up on the roots, in place of any before it (whose
+    /// watches go with it).
+    fn set_up(&self, events: mpsc::UnboundedSender<Seen>) {
+        // Setting the watches up lists every directory: reads of our own.
+        let _reading = self.own_reads.start();
+        // Held until the watches are set, so that a root replaced meanwhile is watched again after.
+        let mut holder = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        *holder = None;
+        *holder = start_watcher(&self.roots(), events, self.own_reads.clone());
+    }
+
     /// Watches each of `roots` again where its path leads now (nothing while
     /// it leads to no directory): the watch set before follows the directory
     /// that was there, moved away or still behind the old link.
@@ -260,12 +276,12 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
             Some(mut touched) => {
                 touched.sort();
                 touched.dedup();
-                watches.rewatch(watches.roots.iter().filter(|root| touched.binary_search(root).is_ok()));
+                watches.rewatch(watches.roots().iter().filter(|root| touched.binary_search(root).is_ok()));
                 reloading.reload_changed(&touched)
             }
             None => {
                 // What was lost may have been a root replaced.
-                watches.rewatch(watches.roots.iter());
+                watches.rewatch(watches.roots().iter());
                 reloading.reload()
             }
         };
@@ -281,6 +297,27 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
         let message = format!("reload failed, still serving the previous catalog: {failed}");
         server.log(Severity::Error, message).await;
     }
+}
+
+/// Watches the roots the project moved to ([`SkillServer`] follows its
+/// client's roots), in place of the old ones; the server has walked them.
+async fn follow_moves(
+    mut moves: tokio::sync::watch::Receiver<Arc<[PathBuf]>>,
+    watches: Watches,
+    events: mpsc::UnboundedSender<Seen>,
+) {
+    while moves.changed().await.is_ok() {
+        *watches.roots.lock().unwrap_or_else(PoisonError::into_inner) = absolute(&moves.borrow_and_update());
+        let (watches, events) = (watches.clone(), events.clone());
+        if tokio::task::spawn_blocking(move || watches.set_up(events)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// `roots` made absolute against the working directory, as the watcher reports paths.
+fn absolute(roots: &[PathBuf]) -> Arc<[PathBuf]> {
+    roots.iter().map(|root| std::path::absolute(root).unwrap_or_else(|_| root.clone())).collect()
 }
 
 /// Asks the store for its change token every [`STORE_POLL`]; a new token

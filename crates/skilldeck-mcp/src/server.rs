@@ -26,6 +26,7 @@ use skilldeck::{
 };
 use tokio::sync::broadcast;
 
+use crate::client_roots::{self, ClientRoots, Project};
 use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
@@ -86,6 +87,12 @@ pub struct Options {
     pub budget: Budget,
     /// When `find_skills` is offered.
     pub find_skills: FindSkills,
+    /// Where the catalog's skills were looked for: the `instructions` of a
+    /// catalog with no skill name them ([`no_skills`](crate::no_skills)).
+    pub looked_in: Vec<PathBuf>,
+    /// Whether the client's `roots` choose the project (a server started
+    /// with no root, serving one client).
+    pub client_roots: ClientRoots,
 }
 
 impl Default for Options {
@@ -96,6 +103,8 @@ impl Default for Options {
             format: Format::default(),
             budget: DEFAULT_BUDGET,
             find_skills: FindSkills::default(),
+            looked_in: Vec::new(),
+            client_roots: ClientRoots::default(),
         }
     }
 }
@@ -146,6 +155,8 @@ struct Shared {
     own_reads: Arc<OwnReads>,
     /// Subscriptions to files and sessions' log levels.
     subscribers: Subscribers,
+    /// Where the catalog looked, and the client's roots it may follow.
+    project: Project,
 }
 
 /// skilldeck's MCP server: a [`ServerHandler`] over a [`LiveCatalog`].
@@ -168,8 +179,9 @@ impl SkillServer {
         options.page_size = options.page_size.max(1);
         let catalog = live.snapshot();
         let publication = Publication::build(&catalog, options.profile.as_ref());
-        let level1 = level1(&catalog, &options);
+        let level1 = level1(&catalog, &options, &options.looked_in);
         let (changes, _) = broadcast::channel(16);
+        let project = Project::new(&options);
         let shared = Shared {
             live,
             options,
@@ -181,6 +193,7 @@ impl SkillServer {
             reloading: Mutex::default(),
             own_reads: Arc::default(),
             subscribers: Subscribers::default(),
+            project,
         };
         let server = SkillServer { shared: Arc::new(shared), session: Arc::default() };
         server.report(&server.generation());
@@ -223,7 +236,7 @@ impl SkillServer {
         let current = self.generation();
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
-        let level1 = level1(&catalog, &self.shared.options);
+        let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
         let next = Arc::new(Generation { catalog, publication, level1 });
         let previous = self.shared.current.swap(next.clone());
         self.shared.digests.retain(&next.publication.disk_paths());
@@ -300,6 +313,32 @@ impl SkillServer {
             }
         }
         self.peers().extend(alive);
+    }
+
+    /// Walks `roots`, looked for in `looked_in`, in place of the current
+    /// roots, and publishes the new generation (the file watcher follows).
+    /// Blocking.
+    pub(crate) fn set_roots(&self, roots: Vec<PathBuf>, looked_in: Vec<PathBuf>) -> Result<Change, BuildError> {
+        let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
+        let _reading = self.shared.own_reads.start();
+        let catalog = self.shared.live.set_roots(roots.clone())?;
+        self.shared.project.moved(&roots, &looked_in);
+        self.publish(catalog, None)
+    }
+
+    /// The roots walked now.
+    pub(crate) fn roots(&self) -> Vec<PathBuf> {
+        self.shared.live.roots()
+    }
+
+    /// Whether the current generation exposes no skill.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.generation().catalog.skills().len() == 0
+    }
+
+    /// Where the catalog looked, and the client's roots it may follow.
+    pub(crate) fn project(&self) -> &Project {
+        &self.shared.project
     }
 
     /// The current generation: a request takes it once and answers from it.
@@ -453,9 +492,9 @@ impl Drop for OwnRead<'_> {
     }
 }
 
-/// What `catalog` says at level 1 under `options`.
-fn level1(catalog: &Catalog, options: &Options) -> Level1 {
-    Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills)
+/// What `catalog`, looked for in `looked_in`, says at level 1 under `options`.
+fn level1(catalog: &Catalog, options: &Options, looked_in: &[PathBuf]) -> Level1 {
+    Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills, looked_in)
 }
 
 /// What a diagnostic says is not served.
@@ -539,7 +578,12 @@ impl ServerHandler for SkillServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        client_roots::follow(self, context.peer.clone());
         self.peers().push(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        client_roots::follow(self, context.peer);
     }
 
     async fn list_tools(

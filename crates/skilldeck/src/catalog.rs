@@ -401,6 +401,16 @@ impl CatalogBuilder {
         self
     }
 
+    /// The roots, as given.
+    pub(crate) fn roots_given(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Puts `roots` in place of the roots; returns the old ones.
+    pub(crate) fn replace_roots(&mut self, roots: Vec<PathBuf>) -> Vec<PathBuf> {
+        std::mem::replace(&mut self.roots, roots)
+    }
+
     /// Adds a data skill, collected after every root. Default: none.
     pub fn skill(mut self, def: SkillDef) -> Self {
         self.skills.push(def);

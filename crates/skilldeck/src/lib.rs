@@ -42,6 +42,7 @@ pub mod authoring;
 mod budget;
 mod catalog;
 mod confine;
+mod convention;
 pub mod doctor;
 mod frontmatter;
 mod live;
@@ -64,6 +65,7 @@ pub use catalog::{
     Shadowed, Skip, SkipReason, Source, Warning,
 };
 pub use confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
+pub use convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
 pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
 pub use live::LiveCatalog;
 pub use load_skill::LoadSkillTool;

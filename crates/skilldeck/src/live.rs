@@ -103,6 +103,60 @@ impl LiveCatalog {
         self.rebuild(Some(changed))
     }
 
+    /// The roots walked now, as given to the builder or to
+    /// [`set_roots`](LiveCatalog::set_roots).
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, LiveCatalog};
+    ///
+    /// let live = LiveCatalog::new(Catalog::builder().root("skills"))?;
+    /// assert_eq!(live.roots(), [std::path::PathBuf::from("skills")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn roots(&self) -> Vec<PathBuf> {
+        self.builder.lock().unwrap_or_else(PoisonError::into_inner).roots_given().to_vec()
+    }
+
+    /// Replaces the roots with `roots` (every other source stays), walks
+    /// them whole and makes the result current; returns it. This is how a
+    /// catalog follows a project that moved (an MCP client's roots).
+    ///
+    /// # Errors
+    ///
+    /// As [`CatalogBuilder::build`]; the current snapshot and roots stay.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, LiveCatalog};
+    ///
+    /// let (one, two) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    /// for (dir, name) in [(&one, "first"), (&two, "second")] {
+    ///     std::fs::create_dir_all(dir.path().join(name))?;
+    ///     std::fs::write(dir.path().join(name).join("SKILL.md"), format!("---\nname: {name}\n---\n"))?;
+    /// }
+    /// let live = LiveCatalog::new(Catalog::builder().root(one.path()))?;
+    /// live.set_roots(vec![two.path().to_path_buf()])?;
+    /// assert!(live.snapshot().get("first").is_none() && live.snapshot().get("second").is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_roots(&self, roots: Vec<PathBuf>) -> Result<Catalog, BuildError> {
+        let mut builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
+        let previous = builder.replace_roots(roots);
+        let current = self.snapshot();
+        // Walked whole: the kept walks belong to the old roots. The store's last good read still serves.
+        match builder.assemble(Some(&current), None, true) {
+            Ok(next) => {
+                self.current.store(Arc::new(next.clone()));
+                Ok(next)
+            }
+            Err(error) => {
+                builder.replace_roots(previous);
+                Err(error)
+            }
+        }
+    }
+
     fn rebuild(&self, changed: Option<&[PathBuf]>) -> Result<Catalog, BuildError> {
         // The builder holds no half-done state, so a panic in another reload leaves it usable.
         let builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
