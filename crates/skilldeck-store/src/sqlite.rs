@@ -220,14 +220,20 @@ impl SqliteStore {
     /// or none and tables already in it (another program's database). Only
     /// reads; a file that is not a database at all fails on the first read.
     fn check_owner(path: &Path, conn: &Connection) -> Result<(), Failure> {
-        let app_id: i32 = conn.pragma_query_value(None, "application_id", |row| row.get(0))?;
+        // One statement, so one snapshot: read apart, another process could
+        // claim the file in between (no id yet, then its tables), and a new
+        // store would pass for another program's database.
+        let (app_id, tables): (i32, i64) = conn.query_row(
+            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
         if app_id == APPLICATION_ID {
             return Ok(());
         }
         if app_id != 0 {
             return Err(backend(path, format!("not a skill store (SQLite application_id {app_id:#x})")).into());
         }
-        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))?;
         if tables != 0 {
             return Err(backend(path, "a SQLite database of another program, not a skill store").into());
         }
