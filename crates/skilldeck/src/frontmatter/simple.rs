@@ -15,10 +15,12 @@
 //! - `key: value` lines, the key ASCII letters, digits, `_` and `-` starting
 //!   with a letter or `_` (not a word YAML might resolve), no key twice;
 //! - a value that is a one-line plain scalar (typed as YAML 1.2 types it), a
-//!   one-line single- or double-quoted scalar, a one-line flow list of such
-//!   scalars, or nothing, then a nested mapping or a block list (indented, or
-//!   a list at the key's own indentation), or a `|`, `|-`, `>` or `>-` block
-//!   whose first line is not blank (a folded block with no more-indented line);
+//!   single- or double-quoted scalar, a one-line flow list of such scalars,
+//!   or nothing, then a nested mapping or a block list (indented, or a list
+//!   at the key's own indentation), or a `|`, `|-`, `>` or `>-` block whose
+//!   first line is not blank (a folded block with no more-indented line);
+//! - a mapping's plain or quoted scalar wrapped over more indented lines, as
+//!   YAML writers wrap long descriptions (always a string once folded);
 //! - block list items that are scalars or flow lists;
 //! - blank lines and comments (`#` after a space or at a line's start).
 //!
@@ -167,12 +169,70 @@ impl<'a> Reader<'a> {
         if v.starts_with(['|', '>']) {
             return if in_map { self.block_scalar(n, v) } else { None };
         }
-        let value = inline(v)?;
+        let next = self.lines[self.at..].iter().find(|line| !line.trim_start_matches(' ').is_empty());
+        let value = match next {
+            // A more indented line continues a map's scalar (YAML writers
+            // wrap long descriptions so); elsewhere it is left to the parser.
+            Some(next) if in_map && indent(next) > n => self.multi_line(n, v)?,
+            _ => inline(v)?,
+        };
         // A more indented line would continue a plain scalar, or be an error.
         match self.next_content() {
             Some((ind, _)) if ind > n => None,
             _ => Some(value),
         }
+    }
+
+    /// A plain or quoted scalar under a key at indentation `n` that starts
+    /// with `v` and goes on over the next lines, more indented than the key:
+    /// each line break folds into a space, `k` blank lines into `k` line
+    /// breaks, and the spaces around a break go.
+    fn multi_line(&mut self, n: usize, v: &str) -> Option<Value> {
+        let quote = v.starts_with(['"', '\'']);
+        if !quote && v.contains(" #") {
+            // A comment ends a plain scalar: what follows is an error.
+            return None;
+        }
+        if quote && inline(v).is_some() {
+            return None;
+        }
+        let first = v.trim_end_matches(' ');
+        if first.ends_with('\\') || (quote && first.len() == 1) {
+            return None;
+        }
+        let mut text = first.to_owned();
+        let mut breaks = 0;
+        while let Some(&line) = self.lines.get(self.at) {
+            let part = line.trim_matches(' ');
+            if part.is_empty() {
+                breaks += 1;
+                self.at += 1;
+                continue;
+            }
+            if indent(line) <= n || (!quote && (part.starts_with(['#', '-']) || part.contains(" #"))) {
+                break;
+            }
+            if part.ends_with('\\') || (!quote && part.ends_with(':')) {
+                return None;
+            }
+            text.extend(std::iter::repeat_n('\n', breaks));
+            if breaks == 0 {
+                text.push(' ');
+            }
+            breaks = 0;
+            text.push_str(part);
+            self.at += 1;
+            if quote {
+                if let Some((value, rest)) = quoted(&text) {
+                    return end_of_line(rest).then_some(Value::String(value));
+                }
+            }
+        }
+        // Unclosed, or blank lines at the end, which belong to no scalar.
+        if quote || text.contains(": ") {
+            return None;
+        }
+        plain(&text).filter(Value::is_string)
     }
 
     /// A `|`, `|-`, `>` or `>-` block under a key at indentation `n`.

@@ -47,6 +47,10 @@ fn real_shapes_are_read_as_yaml_reads_them() {
         "name: n\ndescription: \"\\t\\u00e9\\x41\\U0001F600\\/\\\\ \\N\\_\"\n",
         "name: n\ntriggers: []\nversion: 010\nsize: 1_000\nhex: 0x1F\nneg: -1\nexp: 1e3\nbig: .inf\nnot: .nan\n",
         "name: C# and F#\ndescription: a:b http://e.com [x] {y} 'q' ? !\n",
+        "name: n\ndescription: Reduce attack surface with distroless images that contain\n  only the runtime [no shell], *no* package manager.\n\n  Second paragraph.\ndomain: x\n",
+        "name: n\ndescription: 'Reverse engineers .NET malware with Eric Zimmerman''s tools to\n  analyze C#/VB.NET code: stealers, RATs.\n  # still text'\n",
+        "name: s\ndescription: 'Generate with\n\n  market, and strategy\n\n  '\nrisk: unknown\n",
+        "name: n\ndescription: \"Use when: (1) a \\\"quote\\\"\n    (2) more   \n\n  end\" # c\nx: y\n",
     ] {
         assert!(agrees(yaml), "{yaml:?} should be read without the parser");
     }
@@ -55,8 +59,12 @@ fn real_shapes_are_read_as_yaml_reads_them() {
 #[test]
 fn outside_the_subset_is_declined() {
     for yaml in [
-        "name: n\ndescription: a\n  continued\n",
-        "name: n\ndescription: \"two\n  lines\"\n",
+        "name: n\ndescription: a # c\n  continued\n",
+        "name: n\ndescription: a\n  continued: no\n",
+        "name: n\ndescription: a\n  - dash\n",
+        "name: n\ndescription: \"two\nlines\"\n",
+        "name: n\ndescription: \"unclosed\n  lines\n",
+        "name: n\ndescription: \"escaped \\\n  break\"\n",
         "name: n\nmeta: {a: b}\n",
         "name: n\nmeta:\n  a: b\n   c: d\n",
         "name: n\nlist:\n  - a: b\n",
@@ -153,8 +161,24 @@ fn value(n: usize, depth: u32) -> BoxedStrategy<String> {
                 .collect();
             format!(" {header}\n{body}")
         });
+    // A scalar wrapped over lines, as YAML writers wrap long descriptions.
+    let line = prop_oneof![4 => scalar(), 1 => Just(String::new()), 1 => "[ -~]{1,8}"];
+    let wrapped = (
+        prop::sample::select(vec!["", "", "\"", "'"]),
+        proptest::collection::vec(line, 2..5),
+        prop_oneof![4 => Just(2usize), 1 => Just(1), 1 => Just(0)],
+        prop::sample::select(vec!["", "\"", "'", "\" # c", "' x"]),
+    )
+        .prop_map(move |(open, lines, extra, close)| {
+            let mut text = format!(" {open}{}\n", lines[0]);
+            for line in &lines[1..] {
+                text += &if line.is_empty() { "\n".to_owned() } else { format!("{}{line}\n", pad(n + extra)) };
+            }
+            text.pop();
+            format!("{text}{close}\n")
+        });
     let empty = Just("\n".to_owned());
-    let leaf = prop_oneof![6 => inline, 2 => flow, 2 => block, 1 => empty].boxed();
+    let leaf = prop_oneof![6 => inline, 2 => flow, 2 => block, 2 => wrapped, 1 => empty].boxed();
     if depth == 0 {
         return leaf;
     }
@@ -214,4 +238,45 @@ fn the_generator_covers_both_sides() {
     }
     eprintln!("read {read}, of which nested {nested}; declined {declined}");
     assert!(read >= 300 && nested >= 100 && declined >= 400, "read {read}, nested {nested}, declined {declined}");
+}
+
+/// On a real tree (`SKILLDECK_FRONTMATTER_TREE`, e.g. the registry mirror
+/// checked out by `bench/retrieval/fetch_tree.sh`): what share of its
+/// frontmatters is read here, and that each agrees with the parser. Run with
+/// `cargo test -p skilldeck --lib real_tree -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs a tree of SKILL.md files (SKILLDECK_FRONTMATTER_TREE)"]
+fn on_a_real_tree_most_frontmatters_are_read_here() {
+    let Some(root) = std::env::var_os("SKILLDECK_FRONTMATTER_TREE") else {
+        eprintln!("skipped: set SKILLDECK_FRONTMATTER_TREE to a tree of SKILL.md files");
+        return;
+    };
+    let (mut total, mut read) = (0usize, 0usize);
+    let mut dirs = vec![std::path::PathBuf::from(root)];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(path);
+                continue;
+            }
+            if path.file_name() != Some("SKILL.md".as_ref()) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let text = bytes.strip_prefix(super::super::BOM).unwrap_or(&bytes);
+            let super::super::Fences::Closed { yaml_start, yaml_end, .. } = super::super::fences(text) else {
+                continue;
+            };
+            let Ok(yaml) = std::str::from_utf8(&text[yaml_start..yaml_end]) else { continue };
+            total += 1;
+            let here = agrees(yaml);
+            read += usize::from(here);
+            if !here && std::env::var_os("SHOW_DECLINED").is_some() {
+                eprintln!("DECLINED {yaml:?}");
+            }
+        }
+    }
+    eprintln!("{read} of {total} frontmatters read without the parser ({:.1} %)", read as f64 * 100.0 / total as f64);
 }
