@@ -222,10 +222,8 @@ impl<'a> Reader<'a> {
             breaks = 0;
             text.push_str(part);
             self.at += 1;
-            if quote {
-                if let Some((value, rest)) = quoted(&text) {
-                    return end_of_line(rest).then_some(Value::String(value));
-                }
+            if quote && let Some((value, rest)) = quoted(&text) {
+                return end_of_line(rest).then_some(Value::String(value));
             }
         }
         // Unclosed, or blank lines at the end, which belong to no scalar.
