@@ -5,7 +5,7 @@ Usage: python3 bench/frontmatter_mix.py TREE [--json]
 
 What share of the frontmatters has each shape the parser meets: nested maps
 (`metadata:` and others), block and flow lists, folded (`>`) and literal (`|`)
-blocks, quoted scalars, comments, `allowed-tools`, CRLF line ends, non-ASCII
+blocks, quoted scalars, scalars wrapped over indented lines, comments, `allowed-tools`, CRLF line ends, non-ASCII
 text, and what share YAML refuses (read with PyYAML's safe loader when it is
 importable, as toolnexus does; run it with /work/venvs/toolnexus/bin/python
 for that column). bench/gen_tree.py --mix registry reproduces these shares.
@@ -89,7 +89,11 @@ def shapes(text):
             found.add("quoted")
         elif value.startswith(("&", "*", "!")):
             found.add("anchor_alias_tag")
-        elif value == "" and indent == 0:
+        elif value and indent == 0 and i + 1 < len(lines):
+            nxt = lines[i + 1]
+            if nxt.startswith(" ") and not KEY.match(nxt.strip()) and not nxt.strip().startswith(("- ", "#")):
+                found.add("wrapped")
+        if value == "" and indent == 0:
             nxt = next((l for l in lines[i + 1:] if l.strip() and not l.strip().startswith("#")), "")
             nindent = len(nxt) - len(nxt.lstrip(" "))
             if nindent > 0 and KEY.match(nxt.strip()):
