@@ -13,7 +13,7 @@ use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
 use crate::text::js_trim;
 
-mod simple;
+pub(crate) mod simple;
 
 /// Every key of a parsed frontmatter, in the author's order, typed as YAML 1.2
 /// gives it.
@@ -87,6 +87,9 @@ pub(crate) struct Head {
     pub(crate) frontmatter: Frontmatter,
     /// Set when the line-wise fallback supplied what YAML would not.
     pub(crate) recovered: Option<YamlProblem>,
+    /// Set when the frontmatter was read without the parser: its text gives
+    /// the same mapping again, cheaply ([`simple::mapping`]).
+    pub(crate) simple: bool,
 }
 
 /// Why YAML would not give a frontmatter mapping, with the position in the
@@ -175,6 +178,7 @@ pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Resul
             };
             (head.name, head.description) = (text("name"), text("description"));
             head.frontmatter = frontmatter;
+            head.simple = true;
             None
         }
         None => read_yaml(yaml, first_line, mode, &mut head)?,

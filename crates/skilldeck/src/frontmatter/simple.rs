@@ -41,7 +41,7 @@ const NOT_TEXT: [&str; 12] = ["null", "true", "false", "yes", "no", "on", "off",
 
 /// The mapping of `yaml` when it is in the subset this module reads, as the
 /// YAML parser would give it; `None` for anything else.
-pub(super) fn mapping(yaml: &str) -> Option<Frontmatter> {
+pub(crate) fn mapping(yaml: &str) -> Option<Frontmatter> {
     let body = yaml.strip_suffix('\n')?;
     if !yaml.chars().all(allowed) {
         return None;
