@@ -84,12 +84,12 @@ def cmd_report(results, strict):
 
     missed = False
     print()
-    print(f"{'ratio':<48} {'value':>10} {'bar':>8}  verdict")
+    print(f"{'ratio':<64} {'value':>10} {'bar':>8}  verdict")
 
     def line(desc, value, bar=None, op=None):
         nonlocal missed
         if value is None:
-            print(f"{desc:<48} {'n/a':>10}")
+            print(f"{desc:<64} {'n/a':>10}")
             return
         verdict = ""
         if bar is not None:
@@ -97,7 +97,7 @@ def cmd_report(results, strict):
             verdict = "PASS" if ok else "MISS"
             missed |= not ok
         bar_s = f"{op} {bar:g}" if bar is not None else ""
-        print(f"{desc:<48} {value:>10.2f} {bar_s:>8}  {verdict}")
+        print(f"{desc:<64} {value:>10.2f} {bar_s:>8}  {verdict}")
 
     line("skilldeck / floor (10k)", ratio("skilldeck10k", "floor10k"), 1.5, "<=")
     line("toolnexus / skilldeck (10k, whole process)",
