@@ -43,7 +43,13 @@ const NOT_TEXT: [&str; 12] = ["null", "true", "false", "yes", "no", "on", "off",
 /// YAML parser would give it; `None` for anything else.
 pub(crate) fn mapping(yaml: &str) -> Option<Frontmatter> {
     let body = yaml.strip_suffix('\n')?;
-    if !yaml.chars().all(allowed) {
+    // Most frontmatters are ASCII: checked by bytes, without decoding.
+    let ok = if yaml.is_ascii() {
+        yaml.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
+    } else {
+        yaml.chars().all(allowed)
+    };
+    if !ok {
         return None;
     }
     let lines: Vec<&str> = body.split('\n').collect();
@@ -51,11 +57,10 @@ pub(crate) fn mapping(yaml: &str) -> Option<Frontmatter> {
         return None;
     }
     let mut reader = Reader { lines, at: 0, depth: 0 };
-    let entries = reader.block_map(0)?;
+    let map = reader.block_map(0)?;
     if reader.next_content().is_some() {
         return None;
     }
-    let map: Frontmatter = entries.into_iter().collect();
     let text_or_absent = |key| matches!(map.get(key), None | Some(Value::String(_)));
     (text_or_absent("name") && text_or_absent("description")).then_some(map)
 }
@@ -95,12 +100,12 @@ impl<'a> Reader<'a> {
     }
 
     /// A block mapping whose keys are at indentation `n`: its entries in order.
-    fn block_map(&mut self, n: usize) -> Option<Vec<(String, Value)>> {
+    fn block_map(&mut self, n: usize) -> Option<Frontmatter> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return None;
         }
-        let mut entries: Vec<(String, Value)> = Vec::new();
+        let mut entries = Frontmatter::new();
         while let Some((ind, line)) = self.next_content() {
             if ind < n {
                 break;
@@ -113,12 +118,15 @@ impl<'a> Reader<'a> {
                 && key.len() <= 64
                 && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
                 && !NOT_TEXT.iter().any(|w| key.eq_ignore_ascii_case(w));
-            if !key_ok || !(rest.is_empty() || rest.starts_with(' ')) || entries.iter().any(|(k, _)| k == key) {
+            if !key_ok || !(rest.is_empty() || rest.starts_with(' ')) {
                 return None;
             }
             self.at += 1;
             let value = self.value(n, rest.trim_start_matches(' '), true)?;
-            entries.push((key.to_owned(), value));
+            if entries.insert(key.to_owned(), value).is_some() {
+                // A key twice: YAML refuses it.
+                return None;
+            }
         }
         self.depth -= 1;
         (!entries.is_empty()).then_some(entries)
@@ -197,7 +205,8 @@ impl<'a> Reader<'a> {
             return None;
         }
         let first = v.trim_end_matches(' ');
-        if first.ends_with('\\') || (quote && first.len() == 1) {
+        // A plain line ending in `:` is a key, whatever follows.
+        if first.ends_with('\\') || (quote && first.len() == 1) || (!quote && first.ends_with(':')) {
             return None;
         }
         let mut text = first.to_owned();
@@ -295,7 +304,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn object(entries: Vec<(String, Value)>) -> Value {
+fn object(entries: Frontmatter) -> Value {
     Value::Object(entries.into_iter().collect::<Map<String, Value>>())
 }
 

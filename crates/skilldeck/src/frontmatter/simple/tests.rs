@@ -61,6 +61,7 @@ fn outside_the_subset_is_declined() {
     for yaml in [
         "name: n\ndescription: a # c\n  continued\n",
         "name: n\ndescription: a\n  continued: no\n",
+        "name: n\ndescription: ends with a colon:\n\n  continued\n",
         "name: n\ndescription: a\n  - dash\n",
         "name: n\ndescription: \"two\nlines\"\n",
         "name: n\ndescription: \"unclosed\n  lines\n",
