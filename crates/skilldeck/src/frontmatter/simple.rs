@@ -341,7 +341,7 @@ fn plain(text: &str) -> Option<Value> {
     let second = chars.next();
     let indicator = matches!(first, '{' | '}' | '[' | ']' | ',' | '&' | '*' | '!' | '|' | '>' | '%' | '@' | '`' | '#')
         || matches!(first, '"' | '\'')
-        || (matches!(first, '-' | '?' | ':') && matches!(second, None | Some(' ')));
+        || (matches!(first, '-' | '?' | ':') && matches!(second, None | Some(' ' | '\n')));
     if indicator || text.contains(": ") || text.ends_with(':') || text.starts_with("---") || text.starts_with("...") {
         return None;
     }

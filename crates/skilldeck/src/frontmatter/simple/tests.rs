@@ -62,6 +62,8 @@ fn outside_the_subset_is_declined() {
         "name: n\ndescription: a # c\n  continued\n",
         "name: n\ndescription: a\n  continued: no\n",
         "name: n\ndescription: ends with a colon:\n\n  continued\n",
+        "name: n\ndescription: ?\n\n  $\n",
+        "name: n\ndescription: -\n  x\n",
         "name: n\ndescription: a\n  - dash\n",
         "name: n\ndescription: \"two\nlines\"\n",
         "name: n\ndescription: \"unclosed\n  lines\n",
