@@ -88,7 +88,9 @@ pub(crate) struct Head {
     /// Set when the line-wise fallback supplied what YAML would not.
     pub(crate) recovered: Option<YamlProblem>,
     /// Set when the frontmatter was read without the parser: its text gives
-    /// the same mapping again, cheaply ([`simple::mapping`]).
+    /// the same mapping again, cheaply ([`simple::mapping`]), so a skill
+    /// keeps the text. A rule that changes `frontmatter` after that reading
+    /// must clear it.
     pub(crate) simple: bool,
 }
 

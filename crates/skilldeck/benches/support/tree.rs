@@ -37,16 +37,21 @@ const REGISTRY_HEADS: [&str; 10] = [
     "description: \"Handles task {i}; use it when asked.\"\nmetadata:\n  authors: \"microsoft/hve-core\"\n  last_updated: \"2026-03-18\"\n",
 ];
 
-/// Writes `skill-00000` … `skill-{n-1}` under `root` with the frontmatter
-/// shapes of a public registry ([`REGISTRY_HEADS`], in turn).
+/// Writes `skill-00000` … `skill-{n-1}` under `root` like [`generate`], but
+/// with the frontmatter shapes of a public registry ([`REGISTRY_HEADS`], in
+/// turn).
 #[allow(dead_code)] // the store's benches use the plain tree only
 pub(crate) fn generate_registry_mix(root: &Path, n: usize) {
     let body = "Follow these steps carefully and report what you did.\n".repeat(26);
     for i in 0..n {
         let dir = root.join(format!("skill-{i:05}"));
-        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::create_dir_all(dir.join("scripts")).expect("mkdir");
         let head = REGISTRY_HEADS[i % REGISTRY_HEADS.len()].replace("{i}", &i.to_string());
         let md = format!("---\nname: skill-{i:05}\n{head}---\n\n# Skill {i}\n\n{body}");
         std::fs::write(dir.join("SKILL.md"), md).expect("write");
+        // The same sibling files as `generate`'s, so that the two trees differ
+        // only in their frontmatters.
+        std::fs::write(dir.join("scripts/run.sh"), "#!/bin/sh\necho run\n").expect("write");
+        std::fs::write(dir.join("reference.md"), "# Reference\n").expect("write");
     }
 }

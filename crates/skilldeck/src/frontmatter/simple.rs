@@ -398,7 +398,9 @@ fn escape(s: &str) -> Option<(char, &str)> {
     let c = s.chars().next()?;
     let rest = &s[c.len_utf8()..];
     let hex = |digits: usize| {
-        let code = u32::from_str_radix(rest.get(..digits)?, 16).ok()?;
+        // Hex digits only: `from_str_radix` would also take a sign.
+        let code = rest.get(..digits).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))?;
+        let code = u32::from_str_radix(code, 16).ok()?;
         Some((char::from_u32(code)?, &rest[digits..]))
     };
     let simple = match c {

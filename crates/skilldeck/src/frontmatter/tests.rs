@@ -180,7 +180,7 @@ proptest! {
 
 /// What the YAML parser alone makes of `yaml`: name, description and
 /// frontmatter, or `None` when YAML has anything to say against it.
-fn by_yaml(yaml: &str) -> Option<(Option<String>, Option<String>, Frontmatter)> {
+pub(super) fn by_yaml(yaml: &str) -> Option<(Option<String>, Option<String>, Frontmatter)> {
     let mut head = Head::default();
     match read_yaml(yaml, 2, FrontmatterMode::Lenient, &mut head) {
         Ok(None) => Some((head.name, head.description, head.frontmatter)),
@@ -189,7 +189,7 @@ fn by_yaml(yaml: &str) -> Option<(Option<String>, Option<String>, Frontmatter)> 
 }
 
 /// The plain reading must be exactly the parser's, wherever it applies.
-fn assert_plain_as_yaml(yaml: &str) -> bool {
+pub(super) fn assert_plain_as_yaml(yaml: &str) -> bool {
     let Some(plain) = simple::mapping(yaml) else {
         return false;
     };
