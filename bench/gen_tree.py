@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """Generate a deterministic tree of Agent Skills for benchmarking.
 
-Usage: python3 bench/gen_tree.py OUT_DIR N
+Usage: python3 bench/gen_tree.py OUT_DIR N [--mix plain|registry]
 
 Writes OUT_DIR/skill-00000/ ... OUT_DIR/skill-{N-1:05d}/, each holding
-  SKILL.md         ~1.5 KB: frontmatter (name, description) + markdown body
+  SKILL.md         ~1.5 KB: frontmatter + markdown body
   scripts/run.sh   ~200 B
   reference.md     ~500 B
 No randomness: the same N always yields byte-identical files.
+
+--mix plain (the default): every frontmatter is two plain lines, `name` and
+`description`.
+--mix registry: frontmatters in the shapes and shares of a public registry
+(REGISTRY_MIX, measured by bench/frontmatter_mix.py): quoted, folded, literal
+and wrapped descriptions, `metadata:` and other nested maps, block and flow
+lists, `allowed-tools`, flow maps, comments, non-ASCII text, and YAML that a
+strict parser refuses (a `: ` in a plain description, rescued line by line).
 """
 
 import os
@@ -58,6 +66,64 @@ NOTES = [
 ]
 
 
+# Shares of frontmatters showing each shape, measured by
+# `bench/frontmatter_mix.py` on gabrielmoreira/agent-skills-mirror at
+# 4e7649a87f4d537d80ff59a4fcf2857c2b28ff7e (15,305 frontmatters; refused: by
+# PyYAML's safe loader, as toolnexus reads them).
+REGISTRY_MIX = {
+    "quoted": 0.6088, "non_ascii": 0.1676, "flow_list": 0.1409, "metadata_map": 0.1336,
+    "block_list": 0.1049, "other_map": 0.0644, "wrapped": 0.0544, "allowed_tools": 0.0540,
+    "folded": 0.0278, "literal": 0.0182, "flow_map": 0.0166, "refused": 0.0038, "comment": 0.0012,
+}
+
+
+def has(shape, i):
+    """Whether skill i shows `shape`: a stable spread of REGISTRY_MIX's share,
+    a different stride per shape so that shapes combine as they come."""
+    stride = 7919 + 104729 * list(REGISTRY_MIX).index(shape)
+    return (i * stride) % 10007 < REGISTRY_MIX[shape] * 10007
+
+
+def registry_head(name, i):
+    """A frontmatter in the registry's shapes (see REGISTRY_MIX)."""
+    desc = description(i)
+    if has("non_ascii", i):
+        desc = desc.replace("; use when", " — résumé, naïve café; use when")
+    lines = [f"name: {name}"]
+    if has("refused", i):
+        # A plain `: ` YAML refuses; toolnexus and skilldeck rescue the line.
+        lines.append(f"description: Use when: {desc}")
+    elif has("folded", i) or has("literal", i):
+        half = len(desc) // 2
+        cut = desc.rfind(" ", 0, half) if " " in desc[:half] else half
+        marker = ">-" if has("folded", i) else "|"
+        lines += [f"description: {marker}", f"  {desc[:cut]}", f"  {desc[cut + 1:]}"]
+    elif has("wrapped", i):
+        cut = desc.rfind(" ", 0, 80)
+        lines += [f"description: {desc[:cut]}", f"  {desc[cut + 1:]}"]
+    elif has("quoted", i):
+        lines.append(f'description: "{desc} Say \\"go\\" to start."' if i % 3 else f"description: '{desc}'")
+    else:
+        lines.append(f"description: {desc}")
+    if has("comment", i):
+        lines.append("# maintained by the platform team")
+    if has("allowed_tools", i):
+        lines.append("allowed-tools: Read, Grep, Glob, Bash(git:*)")
+    if has("flow_list", i):
+        lines.append("tools: [Read, Write, Edit, Bash]")
+    if has("block_list", i):
+        lines += ["tags:", f"- {pick(OBJECTS, i, 2).split()[0].lower()}", "- automation", "- review"]
+    if has("other_map", i):
+        lines += ["requires:", "  bins: [python3, jq]", "  env:", "    - API_TOKEN"]
+    if has("metadata_map", i):
+        lines += ["metadata:", '  author: "platform-team"', '  version: "1.2.0"', "  spec_version: 1.0",
+                  f"  updated: '2026-0{1 + i % 9}-1{i % 10}'"]
+    if has("flow_map", i):
+        lines.append('metadata: { "openclaw": { "emoji": "🧰", "requires": { "bins": ["curl"] } } }'
+                     if not has("metadata_map", i) else 'openclaw: { "emoji": "🧰" }')
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
 def pick(seq, i, salt):
     return seq[(i * 7 + salt * 13 + i // len(seq)) % len(seq)]
 
@@ -73,8 +139,11 @@ def description(i):
     return s
 
 
-def skill_md(name, i):
-    head = f"---\nname: {name}\ndescription: {description(i)}\n---\n"
+def skill_md(name, i, mix="plain"):
+    if mix == "registry":
+        head = registry_head(name, i)
+    else:
+        head = f"---\nname: {name}\ndescription: {description(i)}\n---\n"
     body = [f"# {name.replace('-', ' ').title()}\n",
             f"This skill helps to {pick(VERBS, i, 1).lower()} {pick(OBJECTS, i, 2)}.\n",
             "## Instructions\n"]
@@ -121,15 +190,21 @@ def write(path, content, mode=None):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: gen_tree.py OUT_DIR N")
-    out, n = sys.argv[1], int(sys.argv[2])
+    args = sys.argv[1:]
+    mix = "plain"
+    if "--mix" in args:
+        at = args.index("--mix")
+        mix = args[at + 1] if at + 1 < len(args) else ""
+        del args[at:at + 2]
+    if len(args) != 2 or mix not in ("plain", "registry"):
+        sys.exit("usage: gen_tree.py OUT_DIR N [--mix plain|registry]")
+    out, n = args[0], int(args[1])
     os.makedirs(out, exist_ok=True)
     for i in range(n):
         name = f"skill-{i:05d}"
         d = os.path.join(out, name)
         os.makedirs(os.path.join(d, "scripts"), exist_ok=True)
-        write(os.path.join(d, "SKILL.md"), skill_md(name, i))
+        write(os.path.join(d, "SKILL.md"), skill_md(name, i, mix))
         write(os.path.join(d, "scripts", "run.sh"), run_sh(name, i), 0o755)
         write(os.path.join(d, "reference.md"), reference_md(name, i))
 

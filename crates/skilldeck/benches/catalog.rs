@@ -1,6 +1,7 @@
 //! Criterion benches over a generated 10,000-skill tree: one `skill` tool
 //! call, rendering the level-1 catalogs (whole and within a budget), a cold
-//! catalog build, and a reload after one edit (whole, or only what changed).
+//! catalog build (plain frontmatters, and a registry's frontmatter shapes),
+//! and a reload after one edit (whole, or only what changed).
 //!
 //! Run: `cargo bench -p skilldeck`. Compare ratios between runs, not times:
 //! the machines are shared.
@@ -33,6 +34,13 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("cold");
     group.sample_size(10);
     group.bench_function("build_catalog_10k", |b| b.iter(|| Catalog::builder().root(tree.path()).build()));
+    // The same build on a registry's frontmatter shapes: nested maps, lists,
+    // quoted, wrapped and block scalars, comments, a refusal rescued.
+    let mix = tempfile::tempdir().expect("tmp");
+    tree::generate_registry_mix(mix.path(), SKILLS);
+    let built = Catalog::builder().root(mix.path()).build().expect("catalog");
+    assert_eq!(built.skills().len(), SKILLS);
+    group.bench_function("build_catalog_10k_registry_mix", |b| b.iter(|| Catalog::builder().root(mix.path()).build()));
     group.finish();
     reloads(c, tree.path());
 }

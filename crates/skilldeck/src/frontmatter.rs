@@ -13,6 +13,8 @@ use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
 use crate::text::{js_trim, python_strip};
 
+pub(crate) mod simple;
+
 /// Every key of a parsed frontmatter, in the author's order, typed as YAML 1.2
 /// gives it.
 pub type Frontmatter = IndexMap<String, Value>;
@@ -85,6 +87,11 @@ pub(crate) struct Head {
     pub(crate) frontmatter: Frontmatter,
     /// Set when the line-wise fallback supplied what YAML would not.
     pub(crate) recovered: Option<YamlProblem>,
+    /// Set when the frontmatter was read without the parser: its text gives
+    /// the same mapping again, cheaply ([`simple::mapping`]), so a skill
+    /// keeps the text. A rule that changes `frontmatter` after that reading
+    /// must clear it.
+    pub(crate) simple: bool,
 }
 
 /// Why YAML would not give a frontmatter mapping, with the position in the
@@ -165,7 +172,7 @@ pub(crate) fn file_position(yaml: &str, location: &Location, first_line: u64) ->
 /// the file.
 pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Result<Head, HeadError> {
     let mut head = Head::default();
-    let problem = match plain_mapping(yaml) {
+    let problem = match simple::mapping(yaml) {
         Some(frontmatter) => {
             let text = |key| match frontmatter.get(key) {
                 Some(Value::String(s)) => Some(s.clone()),
@@ -173,6 +180,7 @@ pub(crate) fn parse(yaml: &str, first_line: u64, mode: FrontmatterMode) -> Resul
             };
             (head.name, head.description) = (text("name"), text("description"));
             head.frontmatter = frontmatter;
+            head.simple = true;
             None
         }
         None => read_yaml(yaml, first_line, mode, &mut head)?,
@@ -246,48 +254,6 @@ fn read_yaml(
     }
     head.frontmatter = map.into_iter().map(|(k, v)| (k, v.value)).collect();
     Ok(problem.or(wrong_shape))
-}
-
-/// The mapping of a frontmatter that is nothing but `key: text` lines, read
-/// without the YAML parser, or `None` for anything else (which the parser
-/// then reads). Most frontmatters are such lines, and the parser costs
-/// several microseconds each, a good part of loading a large tree.
-///
-/// Only lines that YAML 1.2 reads one way, as a string value, are taken: a
-/// key of ASCII letters, digits, `_` and `-` starting with a letter, then
-/// `: `, then printable ASCII starting with a letter, with no `#` (a comment)
-/// and no `: ` or final `:` (a nested mapping). Words YAML or its readers may
-/// take for a null, a boolean or a number are left to the parser, as are
-/// repeated keys (an error). A test checks this against the parser.
-fn plain_mapping(yaml: &str) -> Option<Frontmatter> {
-    /// Past these sizes, the parser's own limits might matter; leave them to it.
-    const MAX_LINES: usize = 64;
-    const MAX_KEY: usize = 64;
-    const MAX_VALUE: usize = 4096;
-    /// Compared without case: more than YAML 1.2 resolves, to stay well clear.
-    const NOT_TEXT: [&str; 12] =
-        ["null", "true", "false", "yes", "no", "on", "off", "y", "n", "inf", "infinity", "nan"];
-    let plain = |word: &str, max: usize| {
-        word.len() <= max
-            && word.starts_with(|c: char| c.is_ascii_alphabetic())
-            && !NOT_TEXT.iter().any(|w| word.eq_ignore_ascii_case(w))
-    };
-    let mut map = Frontmatter::new();
-    for line in yaml.strip_suffix('\n')?.split('\n') {
-        let (key, value) = line.split_once(": ")?;
-        let value = value.trim_matches(' ');
-        let key_ok = key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        let value_ok = value.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'#')
-            && !value.contains(": ")
-            && !value.ends_with(':');
-        if !(key_ok && value_ok && plain(key, MAX_KEY) && plain(value, MAX_VALUE)) || map.len() == MAX_LINES {
-            return None;
-        }
-        if map.insert(key.to_owned(), Value::String(value.to_owned())).is_some() {
-            return None;
-        }
-    }
-    Some(map)
 }
 
 /// The message of a YAML error without the position that the parser appends

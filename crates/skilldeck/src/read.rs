@@ -13,7 +13,7 @@ use skilldeck_walk::Found;
 use crate::catalog::{Skip, SkipReason};
 use crate::confine::Confinement;
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
-use crate::skill::{Origin, Skill, SkillData};
+use crate::skill::{HeldFrontmatter, Origin, Skill, SkillData};
 
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
@@ -107,7 +107,13 @@ pub(crate) fn parse(
     let skill = Skill::from(SkillData {
         name: head.name.unwrap_or_default(),
         description: head.description,
-        frontmatter: head.frontmatter,
+        // The text of a frontmatter read without the parser is smaller than
+        // its mapping and gives it again cheaply (`HeldFrontmatter`).
+        frontmatter: if head.simple {
+            HeldFrontmatter::Text(yaml.into())
+        } else {
+            HeldFrontmatter::Map(head.frontmatter)
+        },
         triggers: head.triggers,
         companions: head.companions,
         origin,

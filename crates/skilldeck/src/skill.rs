@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use crate::confine::{Confinement, Refusal};
-use crate::frontmatter::Frontmatter;
+use crate::frontmatter::{Frontmatter, simple};
 use crate::read;
 
 /// One skill of a catalog: what its frontmatter says, where it came from, and
@@ -25,7 +25,7 @@ pub struct Skill {
 pub(crate) struct SkillData {
     pub(crate) name: String,
     pub(crate) description: Option<String>,
-    pub(crate) frontmatter: Frontmatter,
+    pub(crate) frontmatter: HeldFrontmatter,
     pub(crate) triggers: Vec<String>,
     pub(crate) companions: Vec<String>,
     pub(crate) origin: Origin,
@@ -38,6 +38,36 @@ pub(crate) struct SkillData {
     /// The roots a disk skill's body may be read from (shared by every
     /// skill of a build); `None` for other origins.
     pub(crate) confinement: Option<Arc<Confinement>>,
+}
+
+/// How a skill holds its frontmatter. Most frontmatters are read without
+/// the YAML parser, and reading their text again costs about a microsecond:
+/// the text is kept, a third to a quarter of the mapping's size (every key
+/// a `Value` of 72 bytes, every map a hash index), and the mapping is made
+/// when asked for. Catalogs, level-1 lists and searches never ask.
+#[derive(Clone, Debug)]
+pub(crate) enum HeldFrontmatter {
+    /// The mapping, as the YAML parser (or the line-wise rescue) gave it.
+    Map(Frontmatter),
+    /// The YAML text of a frontmatter that [`simple::mapping`] reads.
+    Text(Box<str>),
+}
+
+impl Default for HeldFrontmatter {
+    fn default() -> Self {
+        HeldFrontmatter::Map(Frontmatter::new())
+    }
+}
+
+impl HeldFrontmatter {
+    /// The mapping: borrowed when held, made from the text otherwise.
+    fn get(&self) -> Cow<'_, Frontmatter> {
+        match self {
+            HeldFrontmatter::Map(map) => Cow::Borrowed(map),
+            // The text was read so when the skill was made; it reads the same.
+            HeldFrontmatter::Text(yaml) => Cow::Owned(simple::mapping(yaml).unwrap_or_default()),
+        }
+    }
 }
 
 /// Where a skill came from.
@@ -109,8 +139,28 @@ impl Skill {
     }
 
     /// Every key of the frontmatter, in the author's order.
-    pub fn frontmatter(&self) -> &Frontmatter {
-        &self.data.frontmatter
+    ///
+    /// A catalog keeps most frontmatters as their text (the name,
+    /// description, triggers and companions are read out when the skill is
+    /// made): this mapping is then made on each call, in about a microsecond.
+    /// Keep it if you need it often.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, store::{MemoryStore, SkillStore}};
+    /// use std::sync::Arc;
+    ///
+    /// let store = Arc::new(MemoryStore::default());
+    /// let text = "---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  version: \"1.2\"\n---\nBody.\n";
+    /// store.write("pdf", text, None, false)?;
+    /// let catalog = Catalog::builder().store(store).build()?;
+    /// let frontmatter = catalog.get("pdf").unwrap().frontmatter();
+    /// assert_eq!(frontmatter["metadata"]["version"], "1.2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn frontmatter(&self) -> Cow<'_, Frontmatter> {
+        self.data.frontmatter.get()
     }
 
     /// Trigger phrases (`triggers`), trimmed, empty ones dropped.
