@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
-use skilldeck::{AgentProfile, Budget, CatalogBuilder, LiveCatalog};
+use skilldeck::{AgentProfile, Budget, CatalogBuilder};
 use skilldeck_mcp::{FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
 
 /// The environment variable holding the HTTP bearer token when `--token` is absent.
@@ -36,6 +36,10 @@ pub(crate) struct ServeArgs {
     /// Offer the find_skills tool always, not only when the instructions cannot list every skill whole.
     #[arg(long)]
     find_skills: bool,
+    /// Milliseconds `initialize` waits for a catalog still being read, counted from the start; then
+    /// its instructions say the catalog is loading and to call find_skills (hosts give up near 10 s).
+    #[arg(long, value_name = "MS", default_value_t = u64::try_from(skilldeck_mcp::INSTRUCTIONS_WAIT.as_millis()).unwrap_or(u64::MAX))]
+    instructions_wait: u64,
     /// Skills per skills/list and resources/list page.
     #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     page_size: u64,
@@ -87,43 +91,55 @@ pub(crate) fn run(
     store: Option<Arc<dyn SkillStore>>,
     roots: &[PathBuf],
     profile: Option<AgentProfile>,
+    verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     // The server reports through `tracing`.
     crate::log::init()?;
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
-    let live = LiveCatalog::new(builder)?;
-    crate::check_store(&live.snapshot())?;
-    crate::warn_all(live.snapshot().warnings());
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let format = match args.format {
         InstructionsFormat::Toolnexus => Format::Toolnexus,
         InstructionsFormat::Agentskills => Format::Agentskills,
     };
     let find_skills = if args.find_skills { FindSkills::Always } else { FindSkills::WhenCut };
-    let options = Options { profile, page_size, format, budget: args.budget, find_skills };
-    let server = SkillServer::new(live, options);
+    let instructions_wait = Duration::from_millis(args.instructions_wait);
+    let options = Options { profile, page_size, format, budget: args.budget, find_skills, instructions_wait };
+    // Served at once; the catalog is read meanwhile (requests that need it wait).
+    let server = SkillServer::loading(builder, options);
     let watch = Watch { roots: roots.to_vec(), store };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {
-        let live = skilldeck_mcp::watch(server.clone(), watch);
-        // Changes are seen from the first request on, unless the watches on a
-        // very large tree take longer than this; serving starts anyway.
-        let _ = tokio::time::timeout(Duration::from_secs(2), live.ready()).await;
-        match http {
-            None => skilldeck_mcp::serve_stdio(server).await,
-            Some(http) => {
-                let interrupted = async {
-                    let _ = tokio::signal::ctrl_c().await;
-                };
-                skilldeck_mcp::serve_http(server, http, interrupted).await
+        // Set up in the background; answers never wait for it.
+        let _live = skilldeck_mcp::watch(server.clone(), watch);
+        let serving = async {
+            match http {
+                None => skilldeck_mcp::serve_stdio(server.clone()).await,
+                Some(http) => {
+                    let interrupted = async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    };
+                    skilldeck_mcp::serve_http(server.clone(), http, interrupted).await
+                }
             }
+            .context("serve failed")
+        };
+        // The first catalog's warnings once it is read; a store it could not read ends the server.
+        let checked = async {
+            let catalog = server.loaded().await?;
+            crate::check_store(&catalog)?;
+            crate::warn_summary(catalog.warnings(), verbose);
+            std::future::pending::<anyhow::Result<()>>().await
+        };
+        tokio::select! {
+            served = serving => served,
+            failed = checked => failed,
         }
     });
     // A blocking read of stdin may still be pending: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    outcome.context("serve failed")?;
+    outcome?;
     Ok(ExitCode::SUCCESS)
 }
 

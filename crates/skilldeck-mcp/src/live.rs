@@ -3,6 +3,17 @@
 //! (the paths the watcher reported; the store is read again every time), then
 //! the list-changed notifications.
 //!
+//! Watching waits for the first catalog, so that its walk has the machine
+//! to itself, then comes in two steps. Registering a recursive watch lists
+//! every directory under the roots (seconds on a public registry's tree),
+//! and the watcher reports nothing until it is done: so first a quick
+//! watcher goes on the roots and on the directory of every `SKILL.md` the
+//! catalog found (one call each, no listing), and the files and
+//! directories the first walk may have read before an edit are looked at
+//! again (anything modified since the walk began is reloaded); then the
+//! recursive watch is set up, the quick one dropped, and everything read
+//! again once, for what changed where no watch was yet.
+//!
 //! A watch follows the directory it was set on, not its path. So each root's
 //! parent is watched too (not recursively): a root made, removed, renamed or
 //! swapped (a link replaced, the usual deploy) is a change naming the root
@@ -11,10 +22,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use skilldeck::Catalog;
 use skilldeck::store::SkillStore;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -71,24 +83,23 @@ impl Drop for Live {
 
 /// Starts watching: every change reloads `server` (once per burst) and
 /// notifies its clients. Must run inside a Tokio runtime. Setting up the
-/// watches (one per directory under the roots) happens in the background,
-/// so serving starts at once; a change made before it is done may be missed.
+/// watches happens in the background, after the first catalog is read, so
+/// serving starts at once; a change made before the watches are set is
+/// caught up with once they are (see the module's documentation).
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
     let roots = watch.roots.iter().map(|root| std::path::absolute(root).unwrap_or_else(|_| root.clone())).collect();
     let own_reads = server.own_reads().clone();
     let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone() };
-    let mut tasks = vec![tokio::spawn(reload_loop(server, rx, watches.clone()))];
+    let mut tasks = vec![tokio::spawn(reload_loop(server.clone(), rx, watches.clone()))];
     let setting_up = watches.clone();
     let events = tx.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
     tasks.push(tokio::task::spawn_blocking(move || {
-        // Setting the watches up lists every directory: reads of our own.
-        let _reading = own_reads.start();
-        // Held until the watches are set, so that a root replaced meanwhile is watched again after.
-        let mut holder = setting_up.watcher.lock().unwrap_or_else(PoisonError::into_inner);
-        *holder = start_watcher(&setting_up.roots, events, setting_up.own_reads.clone());
-        drop(holder);
+        // Nothing to watch for a catalog that could not be built.
+        if let Some(first) = server.first_catalog() {
+            set_up(&setting_up, &first, server.loading_began(), &events);
+        }
         let _ = done.send(true);
     }));
     if let Some(store) = watch.store {
@@ -129,6 +140,89 @@ impl Watches {
     }
 }
 
+/// Sets the watches up in the order the module's documentation gives, once
+/// `first`, whose walk began at `began`, is published.
+fn set_up(watches: &Watches, first: &Catalog, began: SystemTime, events: &mpsc::UnboundedSender<Seen>) {
+    // Setting the watches up lists every directory: reads of our own.
+    let _reading = watches.own_reads.start();
+    let started = Instant::now();
+    let candidates = candidates(first);
+    let quick = quick_watcher(&watches.roots, &candidates, events.clone(), watches.own_reads.clone());
+    tracing::debug!(dirs = candidates.len(), ms = started.elapsed().as_millis(), "quick watches set");
+    let missed = modified_since(&candidates, began);
+    if !missed.is_empty() {
+        tracing::debug!(paths = missed.len(), "changed while the first catalog was read");
+        let _ = events.send(Seen::Paths(missed));
+    }
+    let started = Instant::now();
+    // Held until the watches are set, so that a root replaced meanwhile is watched again after.
+    let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+    *holder = start_watcher(&watches.roots, events.clone(), watches.own_reads.clone());
+    drop(holder);
+    drop(quick);
+    tracing::debug!(ms = started.elapsed().as_millis(), "recursive watches set");
+    let _ = events.send(Seen::Unwatched);
+}
+
+/// The `SKILL.md` files the first catalog found (exposed, shadowed or
+/// skipped), made absolute as the watcher reports them.
+fn candidates(catalog: &Catalog) -> Vec<PathBuf> {
+    let exposed = catalog.skills().filter(|skill| skill.dir().is_some()).map(|skill| skill.location());
+    let shadowed = catalog.shadowed().iter().filter(|s| s.skill.dir().is_some()).map(|s| s.skill.location());
+    let skipped = catalog.skips().iter().map(|skip| skip.location.as_str()).filter(|l| !l.starts_with("skill://"));
+    let mut files: Vec<PathBuf> = exposed
+        .chain(shadowed)
+        .chain(skipped)
+        .map(|location| std::path::absolute(location).unwrap_or_else(|_| PathBuf::from(location)))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// A watcher on the roots, their parents and the directory of each of
+/// `files`, none recursive: set up in one call per directory.
+fn quick_watcher(
+    roots: &[PathBuf],
+    files: &[PathBuf],
+    events: mpsc::UnboundedSender<Seen>,
+    own_reads: Arc<OwnReads>,
+) -> Option<RecommendedWatcher> {
+    let mut watcher = new_watcher(roots, events, own_reads)?;
+    let mut dirs: Vec<&Path> = files.iter().filter_map(|file| file.parent()).collect();
+    dirs.dedup();
+    let parents = parents(roots);
+    for dir in roots.iter().chain(&parents).map(PathBuf::as_path).chain(dirs) {
+        // A directory gone since the walk: the recursive watch sees what came instead.
+        let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
+    }
+    Some(watcher)
+}
+
+/// Which of `files` and their directories were modified since `began`
+/// (less a second, for the file system's coarse clock): the first walk may
+/// have read them before the change.
+fn modified_since(files: &[PathBuf], began: SystemTime) -> Vec<PathBuf> {
+    let since = began.checked_sub(Duration::from_secs(1)).unwrap_or(SystemTime::UNIX_EPOCH);
+    let changed = |path: &Path| match std::fs::metadata(path).and_then(|m| m.modified()) {
+        Ok(modified) => modified >= since,
+        // Gone (or unreadable) since the walk: a change.
+        Err(_) => true,
+    };
+    let mut missed: Vec<PathBuf> = Vec::new();
+    for file in files {
+        if changed(file) {
+            missed.push(file.clone());
+        }
+        if let Some(dir) = file.parent().filter(|dir| changed(dir)) {
+            missed.push(dir.to_path_buf());
+        }
+    }
+    missed.sort();
+    missed.dedup();
+    missed
+}
+
 /// What set off a reload.
 #[derive(Debug)]
 enum Seen {
@@ -138,11 +232,33 @@ enum Seen {
     Store,
     /// The watcher lost track (an overflow, an error): only a whole reload is sure.
     Lost,
+    /// The recursive watches are set: what changed where none was yet is
+    /// found by a whole reload (the roots are watched where they lead).
+    Unwatched,
 }
 
 /// A watcher on every root and on the roots' parents, sending the paths of
 /// each relevant event.
 fn start_watcher(
+    roots: &[PathBuf],
+    events: mpsc::UnboundedSender<Seen>,
+    own_reads: Arc<OwnReads>,
+) -> Option<RecommendedWatcher> {
+    let mut watcher = new_watcher(roots, events, own_reads)?;
+    for root in roots.iter().filter(|root| root.is_dir()) {
+        watch_root(&mut watcher, root);
+    }
+    for parent in &parents(roots) {
+        if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
+            tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
+        }
+    }
+    Some(watcher)
+}
+
+/// A watcher with no watch yet, sending the paths of each relevant event
+/// under `roots` (and of the roots themselves in their parents).
+fn new_watcher(
     roots: &[PathBuf],
     events: mpsc::UnboundedSender<Seen>,
     own_reads: Arc<OwnReads>,
@@ -181,22 +297,13 @@ fn start_watcher(
         };
         let _ = events.send(seen);
     });
-    let mut watcher = match watcher {
-        Ok(watcher) => watcher,
+    match watcher {
+        Ok(watcher) => Some(watcher),
         Err(error) => {
             tracing::warn!(%error, "cannot watch the roots for changes");
-            return None;
-        }
-    };
-    for root in roots.iter().filter(|root| root.is_dir()) {
-        watch_root(&mut watcher, root);
-    }
-    for parent in &parents {
-        if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
-            tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
+            None
         }
     }
-    Some(watcher)
 }
 
 /// Watches `root` and everything below it; a failure is logged, and the
@@ -232,10 +339,16 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
     while let Some(first) = changes.recv().await {
         let burst = tokio::time::Instant::now();
         let mut touched = Some(Vec::new());
+        // Whether the roots may lead elsewhere now, unseen.
+        let mut lost = false;
         let mut take = |seen: Seen| match (seen, touched.as_mut()) {
             (Seen::Paths(paths), Some(touched)) => touched.extend(paths),
             (Seen::Store, _) | (Seen::Paths(_), None) => {}
-            (Seen::Lost, _) => touched = None,
+            (Seen::Unwatched, _) => touched = None,
+            (Seen::Lost, _) => {
+                touched = None;
+                lost = true;
+            }
         };
         take(first);
         loop {
@@ -264,7 +377,9 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
             }
             None => {
                 // What was lost may have been a root replaced.
-                watches.rewatch(watches.roots.iter());
+                if lost {
+                    watches.rewatch(watches.roots.iter());
+                }
                 reloading.reload()
             }
         };

@@ -3,16 +3,16 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use arc_swap::ArcSwap;
+use arc_swap::ArcSwapOption;
 use base64::Engine;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
-    Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
     Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
     ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
@@ -20,7 +20,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::{
-    AgentProfile, Budget, BuildError, Catalog, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
+    AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
     ToolResult,
 };
 use tokio::sync::broadcast;
@@ -29,6 +29,7 @@ use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication};
+use crate::ready::{INSTRUCTIONS_WAIT, Ready, loading_instructions};
 use crate::uri::{UriError, canonical};
 
 /// How long a client may treat a list, read or manifest as fresh: `0`. The
@@ -60,6 +61,10 @@ pub struct Options {
     pub budget: Budget,
     /// When `find_skills` is offered.
     pub find_skills: FindSkills,
+    /// How long `initialize` waits for a catalog that is still being read
+    /// ([`SkillServer::loading`]), counted from the server's start, before
+    /// its `instructions` say the catalog is loading.
+    pub instructions_wait: Duration,
 }
 
 impl Default for Options {
@@ -70,6 +75,7 @@ impl Default for Options {
             format: Format::default(),
             budget: DEFAULT_BUDGET,
             find_skills: FindSkills::default(),
+            instructions_wait: INSTRUCTIONS_WAIT,
         }
     }
 }
@@ -103,9 +109,16 @@ impl Change {
 
 #[derive(Debug)]
 struct Shared {
-    live: LiveCatalog,
+    /// Set once the first build ends (after `current`); reloads wait for it.
+    live: OnceLock<Result<LiveCatalog, BuildError>>,
     options: Options,
-    current: ArcSwap<Generation>,
+    /// None until the first build ends.
+    current: ArcSwapOption<Generation>,
+    /// Whether the first build ended, for requests that wait for it.
+    ready: Ready,
+    /// Whether a client was told the catalog is loading (and so to call
+    /// `find_skills`): it is offered from then on.
+    told_loading: AtomicBool,
     digests: DigestCache,
     /// Sessions on the `initialize` handshake, told of changes directly.
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -129,18 +142,66 @@ pub struct SkillServer {
 
 impl SkillServer {
     /// The server over `live`'s current snapshot; builds the first
-    /// publication (a walk of every skill directory) and prints on stderr
-    /// why any skill is left out.
-    pub fn new(live: LiveCatalog, mut options: Options) -> SkillServer {
+    /// publication (a walk of every skill directory) before it returns and
+    /// logs why any skill is left out.
+    pub fn new(live: LiveCatalog, options: Options) -> SkillServer {
+        let server = SkillServer::unloaded(options);
+        server.publish_first(Ok(live));
+        server
+    }
+
+    /// The server over the catalog `builder` builds, returning at once: the
+    /// first catalog and its publication are built on a thread of their
+    /// own, and requests are answered meanwhile. `initialize` waits for it
+    /// up to [`Options::instructions_wait`], then answers with
+    /// [`loading_instructions`]; a request that needs the catalog waits for
+    /// it, with `notifications/progress` when it carries a `progressToken`.
+    /// [`loaded`](SkillServer::loaded) waits for it too.
+    ///
+    /// ```
+    /// use skilldeck::Catalog;
+    /// use skilldeck_mcp::{Options, SkillServer};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("hello")).unwrap();
+    /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n").unwrap();
+    /// let server = SkillServer::loading(Catalog::builder().root(dir.path()), Options::default());
+    /// // Serve it now (`skilldeck_mcp::serve_stdio(server.clone())`); the catalog comes when it is read.
+    /// let catalog = server.loaded().await.unwrap();
+    /// assert_eq!(catalog.get("hello").unwrap().description(), Some("Hi."));
+    /// # });
+    /// ```
+    pub fn loading(builder: CatalogBuilder, options: Options) -> SkillServer {
+        let server = SkillServer::unloaded(options);
+        let loader = server.clone();
+        let spawned = std::thread::Builder::new().name("first-catalog".into()).spawn(move || {
+            let started = std::time::Instant::now();
+            let live = {
+                // The first walk floods a watcher set up meanwhile: reads of our own.
+                let _reading = loader.shared.own_reads.start();
+                LiveCatalog::new(builder)
+            };
+            tracing::debug!(ms = started.elapsed().as_millis(), "first catalog built");
+            loader.publish_first(live);
+        });
+        if let Err(error) = spawned {
+            // No thread to spare: the requests wait for ever rather than answer from nothing.
+            tracing::error!(%error, "cannot start reading the skill catalog");
+        }
+        server
+    }
+
+    /// A server with no catalog yet.
+    fn unloaded(mut options: Options) -> SkillServer {
         options.page_size = options.page_size.max(1);
-        let catalog = live.snapshot();
-        let publication = Publication::build(&catalog, options.profile.as_ref());
-        let level1 = level1(&catalog, &options);
         let (changes, _) = broadcast::channel(16);
         let shared = Shared {
-            live,
+            live: OnceLock::new(),
+            ready: Ready::new(options.instructions_wait),
             options,
-            current: ArcSwap::from_pointee(Generation { catalog, publication, level1 }),
+            current: ArcSwapOption::empty(),
+            told_loading: AtomicBool::new(false),
             digests: DigestCache::default(),
             peers: Mutex::default(),
             changes,
@@ -148,10 +209,56 @@ impl SkillServer {
             reloading: Mutex::default(),
             own_reads: Arc::default(),
         };
-        let server = SkillServer { shared: Arc::new(shared) };
-        server.report(&server.generation());
-        warm_search(server.generation(), &server.shared.own_reads);
-        server
+        SkillServer { shared: Arc::new(shared) }
+    }
+
+    /// Publishes the first catalog (or its failure) and wakes every request
+    /// waiting for it.
+    fn publish_first(&self, live: Result<LiveCatalog, BuildError>) {
+        match &live {
+            Ok(live) => {
+                let started = std::time::Instant::now();
+                let _reading = self.shared.own_reads.start();
+                let catalog = live.snapshot();
+                let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
+                let level1 = level1(&catalog, &self.shared.options);
+                let generation = Arc::new(Generation { catalog, publication, level1 });
+                self.shared.current.store(Some(generation.clone()));
+                tracing::debug!(ms = started.elapsed().as_millis(), "first publication built");
+                self.report(&generation);
+                warm_search(generation, &self.shared.own_reads);
+            }
+            Err(error) => tracing::error!(%error, "cannot build the skill catalog"),
+        }
+        let _ = self.shared.live.set(live);
+        self.shared.ready.finish();
+    }
+
+    /// Waits for the first catalog and returns it (what its warnings say,
+    /// whether its store could be read).
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveCatalog::new`]: the configuration makes no sense.
+    pub async fn loaded(&self) -> Result<Catalog, BuildError> {
+        let mut done = self.shared.ready.subscribe();
+        let _ = done.wait_for(|&done| done).await;
+        self.live().map(LiveCatalog::snapshot)
+    }
+
+    /// The first catalog, blocking until it is built; none if it could not be.
+    pub(crate) fn first_catalog(&self) -> Option<Catalog> {
+        self.live().ok().map(LiveCatalog::snapshot)
+    }
+
+    /// When the server began reading its first catalog.
+    pub(crate) fn loading_began(&self) -> std::time::SystemTime {
+        self.shared.ready.began
+    }
+
+    /// The live catalog, once the first build ended (blocking until then).
+    fn live(&self) -> Result<&LiveCatalog, BuildError> {
+        self.shared.live.wait().as_ref().map_err(Clone::clone)
     }
 
     /// Reloads the catalog from its sources and publishes the new
@@ -162,9 +269,10 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::reload`]; the current generation stays.
     pub fn reload(&self) -> Result<Change, BuildError> {
+        let live = self.live()?;
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(self.shared.live.reload()?, None)
+        self.publish(live.reload()?, None)
     }
 
     /// Like [`reload`](SkillServer::reload), after the files and directories
@@ -177,28 +285,31 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::reload_changed`]; the current generation stays.
     pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
+        let live = self.live()?;
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(self.shared.live.reload_changed(changed)?, Some(changed))
+        self.publish(live.reload_changed(changed)?, Some(changed))
     }
 
     /// Publishes `catalog` as the new generation, keeping the current
     /// generation's files of the skills `changed` leaves alone (all are
     /// walked again without it).
     fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Result<Change, BuildError> {
-        let current = self.generation();
+        let Some(current) = self.generation() else {
+            unreachable!("reloads wait for the first catalog, which is published before they start")
+        };
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
         let level1 = level1(&catalog, &self.shared.options);
         let next = Arc::new(Generation { catalog, publication, level1 });
-        let previous = self.shared.current.swap(next.clone());
+        let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
         warm_search(next.clone(), &self.shared.own_reads);
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
-            tools: previous.level1.find_skills != next.level1.find_skills,
+            tools: self.offers_find_skills(&previous) != self.offers_find_skills(&next),
         })
     }
 
@@ -233,9 +344,38 @@ impl SkillServer {
         self.peers().extend(alive);
     }
 
-    /// The current generation: a request takes it once and answers from it.
-    pub(crate) fn generation(&self) -> Arc<Generation> {
+    /// The current generation, once the first is built.
+    pub(crate) fn generation(&self) -> Option<Arc<Generation>> {
         self.shared.current.load_full()
+    }
+
+    /// The current generation, waiting for the first (with progress): a
+    /// request takes it once and answers from it.
+    async fn ready(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Generation>, McpError> {
+        if let Some(generation) = self.generation() {
+            return Ok(generation);
+        }
+        self.shared.ready.wait(context).await?;
+        match self.live() {
+            Ok(_) => self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None)),
+            Err(error) => Err(McpError::internal_error(format!("the skill catalog could not be built: {error}"), None)),
+        }
+    }
+
+    /// Whether `generation` offers `find_skills`: when its text is cut, when
+    /// told to always, and once a client was told to call it while the
+    /// catalog was loading.
+    fn offers_find_skills(&self, generation: &Generation) -> bool {
+        generation.level1.find_skills || self.shared.told_loading.load(Ordering::SeqCst)
+    }
+
+    /// What `initialize` and `server/discover` wait for: the first catalog,
+    /// up to the deadline. A client not given it is told it is loading.
+    async fn wait_for_instructions(&self) {
+        if !self.shared.ready.wait_for_instructions().await {
+            self.shared.told_loading.store(true, Ordering::SeqCst);
+            tracing::debug!("instructions sent before the catalog was read: they say it is loading");
+        }
     }
 
     /// The server's own reads of the trees, for the watcher to tell their
@@ -278,7 +418,7 @@ impl SkillServer {
         let declaration = self.declaration();
         let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
         let mut tools = vec![Tool::new(declaration.name, declaration.description, schema)];
-        if generation.level1.find_skills {
+        if self.offers_find_skills(generation) {
             tools.push(Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()));
         }
         tools
@@ -424,9 +564,27 @@ impl ServerHandler for SkillServer {
         let mut config = ServerConfig::new(capabilities);
         config.server_info = Implementation::new("skilldeck", env!("CARGO_PKG_VERSION"));
         // Hosts read it once, at `initialize` (or `server/discover`): the
-        // generation current then.
-        config.instructions = self.generation().level1.instructions.clone();
+        // generation current then, or word that the catalog is loading.
+        config.instructions = match self.generation() {
+            Some(generation) => generation.level1.instructions.clone(),
+            None => Some(loading_instructions(&self.declaration().name)),
+        };
         config
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        self.wait_for_instructions().await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        self.wait_for_instructions().await;
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info()))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -436,20 +594,32 @@ impl ServerHandler for SkillServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.tools(&self.generation());
+        // Told the catalog is loading, a client is offered both tools
+        // whatever the catalog: no need to wait for it.
+        let tools = match self.generation() {
+            None if self.shared.told_loading.load(Ordering::SeqCst) => {
+                let declaration = self.declaration();
+                let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
+                vec![
+                    Tool::new(declaration.name, declaration.description, schema),
+                    Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()),
+                ]
+            }
+            _ => self.tools(&*self.ready(&context).await?),
+        };
         Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = if request.name == FIND_SKILLS && generation.level1.find_skills {
+        let result = if request.name == FIND_SKILLS && self.offers_find_skills(&generation) {
             let profile = self.shared.options.profile.clone();
             blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?
         } else if request.name == self.declaration().name {
@@ -464,9 +634,9 @@ impl ServerHandler for SkillServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let prompts = generation
             .publication
             .entries
@@ -480,9 +650,9 @@ impl ServerHandler for SkillServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let entry = generation.publication.by_name(&request.name).filter(|e| e.prompt);
         let Some(entry) = entry else {
             return Err(invalid_params(format!("Unknown prompt: {}", request.name)));
@@ -501,9 +671,9 @@ impl ServerHandler for SkillServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
@@ -522,9 +692,9 @@ impl ServerHandler for SkillServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let uri = match canonical(&request.uri) {
             Ok(uri) => uri,
             Err(UriError::OutsideSkill) => {
@@ -566,9 +736,9 @@ impl ServerHandler for SkillServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
@@ -589,9 +759,9 @@ impl ServerHandler for SkillServer {
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let server = self.clone();
         let manifest = blocking(move || match generation.publication.by_uri(&request.uri) {
             Some(entry) if entry.listing.is_ok() => entry
