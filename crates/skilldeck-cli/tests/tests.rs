@@ -16,6 +16,9 @@ mod broken_store;
 // search: lines, JSON, batches, agents, exit codes.
 mod search;
 
+// Warnings on stderr: the first few and a count, all with --verbose, all in list --json.
+mod warnings;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

@@ -8,11 +8,12 @@
 //! every directory under the roots (seconds on a public registry's tree),
 //! and the watcher reports nothing until it is done: so first a quick
 //! watcher goes on the roots and on the directory of every `SKILL.md` the
-//! catalog found (one call each, no listing), and the files and
-//! directories the first walk may have read before an edit are looked at
-//! again (anything modified since the walk began is reloaded); then the
-//! recursive watch is set up, the quick one dropped, and everything read
-//! again once, for what changed where no watch was yet.
+//! catalog found (one call each, no listing), and what was modified since
+//! the first walk began is reloaded (it may have read a file before an
+//! edit); then the recursive watch is set up, the quick one dropped, and
+//! what was modified meanwhile is reloaded too. A look for what was
+//! modified lists and stats the trees, opening no file and following no
+//! link; it reloads nothing, and tells no client, when nothing was.
 //!
 //! A watch follows the directory it was set on, not its path. So each root's
 //! parent is watched too (not recursively): a root made, removed, renamed or
@@ -149,11 +150,16 @@ fn set_up(watches: &Watches, first: &Catalog, began: SystemTime, events: &mpsc::
     let candidates = candidates(first);
     let quick = quick_watcher(&watches.roots, &candidates, events.clone(), watches.own_reads.clone());
     tracing::debug!(dirs = candidates.len(), ms = started.elapsed().as_millis(), "quick watches set");
-    let missed = modified_since(&candidates, began);
-    if !missed.is_empty() {
-        tracing::debug!(paths = missed.len(), "changed while the first catalog was read");
-        let _ = events.send(Seen::Paths(missed));
-    }
+    let catch_up = |since: SystemTime, when: &str| {
+        let started = Instant::now();
+        let missed = modified_since(&watches.roots, since);
+        tracing::debug!(paths = missed.len(), ms = started.elapsed().as_millis(), "modified {when}");
+        if !missed.is_empty() {
+            let _ = events.send(Seen::Paths(missed));
+        }
+    };
+    let quick_set = file_clock();
+    catch_up(began, "while the first catalog was read");
     let started = Instant::now();
     // Held until the watches are set, so that a root replaced meanwhile is watched again after.
     let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
@@ -161,7 +167,7 @@ fn set_up(watches: &Watches, first: &Catalog, began: SystemTime, events: &mpsc::
     drop(holder);
     drop(quick);
     tracing::debug!(ms = started.elapsed().as_millis(), "recursive watches set");
-    let _ = events.send(Seen::Unwatched);
+    catch_up(quick_set, "while the recursive watches were set");
 }
 
 /// The `SKILL.md` files the first catalog found (exposed, shadowed or
@@ -199,23 +205,50 @@ fn quick_watcher(
     Some(watcher)
 }
 
-/// Which of `files` and their directories were modified since `began`
-/// (less a second, for the file system's coarse clock): the first walk may
-/// have read them before the change.
-fn modified_since(files: &[PathBuf], began: SystemTime) -> Vec<PathBuf> {
-    let since = began.checked_sub(Duration::from_secs(1)).unwrap_or(SystemTime::UNIX_EPOCH);
-    let changed = |path: &Path| match std::fs::metadata(path).and_then(|m| m.modified()) {
-        Ok(modified) => modified >= since,
-        // Gone (or unreadable) since the walk: a change.
-        Err(_) => true,
-    };
-    let mut missed: Vec<PathBuf> = Vec::new();
-    for file in files {
-        if changed(file) {
-            missed.push(file.clone());
+/// Now, by the clock file times are stamped with. Linux stamps them from a
+/// coarse clock that lags the precise one by up to a tick: a file written
+/// just after `SystemTime::now()` may carry an earlier time, but never one
+/// earlier than the coarse clock's reading.
+pub(crate) fn file_clock() -> SystemTime {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+        let since_epoch = u64::try_from(now.tv_sec).ok().map(|secs| Duration::new(secs, now.tv_nsec.try_into().unwrap_or(0)));
+        if let Some(since_epoch) = since_epoch {
+            return SystemTime::UNIX_EPOCH + since_epoch;
         }
-        if let Some(dir) = file.parent().filter(|dir| changed(dir)) {
-            missed.push(dir.to_path_buf());
+    }
+    SystemTime::now()
+}
+
+/// The files and directories under `roots` (the roots included) modified
+/// at or after `since` (a [`file_clock`] reading): a
+/// directory is modified when an entry is made, removed or renamed in it,
+/// so what went is found through its directory. Links are not followed.
+fn modified_since(roots: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
+    let recent = |metadata: &std::fs::Metadata| metadata.modified().is_ok_and(|modified| modified >= since);
+    let mut missed = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        match std::fs::symlink_metadata(root) {
+            Ok(metadata) if recent(&metadata) => missed.push(root.clone()),
+            Ok(_) => {}
+            // Gone: the parent's watch reports it when it comes back.
+            Err(_) => continue,
+        }
+        // A root that is a link is walked where it leads, as the catalog does.
+        dirs.push(root.clone());
+    }
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(metadata) = entry.metadata() else { continue };
+            if recent(&metadata) {
+                missed.push(entry.path());
+            }
+            if metadata.is_dir() {
+                dirs.push(entry.path());
+            }
         }
     }
     missed.sort();
@@ -232,9 +265,6 @@ enum Seen {
     Store,
     /// The watcher lost track (an overflow, an error): only a whole reload is sure.
     Lost,
-    /// The recursive watches are set: what changed where none was yet is
-    /// found by a whole reload (the roots are watched where they lead).
-    Unwatched,
 }
 
 /// A watcher on every root and on the roots' parents, sending the paths of
@@ -339,16 +369,10 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
     while let Some(first) = changes.recv().await {
         let burst = tokio::time::Instant::now();
         let mut touched = Some(Vec::new());
-        // Whether the roots may lead elsewhere now, unseen.
-        let mut lost = false;
         let mut take = |seen: Seen| match (seen, touched.as_mut()) {
             (Seen::Paths(paths), Some(touched)) => touched.extend(paths),
             (Seen::Store, _) | (Seen::Paths(_), None) => {}
-            (Seen::Unwatched, _) => touched = None,
-            (Seen::Lost, _) => {
-                touched = None;
-                lost = true;
-            }
+            (Seen::Lost, _) => touched = None,
         };
         take(first);
         loop {
@@ -377,9 +401,7 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
             }
             None => {
                 // What was lost may have been a root replaced.
-                if lost {
-                    watches.rewatch(watches.roots.iter());
-                }
+                watches.rewatch(watches.roots.iter());
                 reloading.reload()
             }
         };

@@ -61,7 +61,7 @@ pub fn loading_instructions(tool: &str) -> String {
 pub(crate) struct Ready {
     /// When the server started reading its catalog.
     started: Instant,
-    /// The same, by the wall clock that file times use.
+    /// The same, by the clock file times are stamped with.
     pub(crate) began: SystemTime,
     /// How long `initialize` waits for it.
     wait: Duration,
@@ -71,7 +71,7 @@ pub(crate) struct Ready {
 
 impl Ready {
     pub(crate) fn new(wait: Duration) -> Ready {
-        Ready { started: Instant::now(), began: SystemTime::now(), wait, done: watch::Sender::new(false) }
+        Ready { started: Instant::now(), began: crate::live::file_clock(), wait, done: watch::Sender::new(false) }
     }
 
     /// Marks the first build as ended; every waiter wakes.
