@@ -213,7 +213,8 @@ pub(crate) fn file_clock() -> SystemTime {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
-        let since_epoch = u64::try_from(now.tv_sec).ok().map(|secs| Duration::new(secs, now.tv_nsec.try_into().unwrap_or(0)));
+        let since_epoch =
+            u64::try_from(now.tv_sec).ok().map(|secs| Duration::new(secs, now.tv_nsec.try_into().unwrap_or(0)));
         if let Some(since_epoch) = since_epoch {
             return SystemTime::UNIX_EPOCH + since_epoch;
         }

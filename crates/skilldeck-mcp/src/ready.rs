@@ -55,8 +55,20 @@ pub fn loading_instructions(tool: &str) -> String {
     )
 }
 
-/// Whether the first catalog is built (or failed to build), shared by
-/// every request.
+/// How far the first build has come. A tool call needs the catalog only;
+/// everything else waits for its publication too (a stat of every file of
+/// every skill: about 40% of the time to be ready on a public registry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Stage {
+    /// The catalog is being read.
+    Reading,
+    /// The catalog and its level-1 text are in; its publication is being built.
+    Read,
+    /// The first generation is published, or the build failed.
+    Published,
+}
+
+/// How far the first build has come, shared by every request.
 #[derive(Debug)]
 pub(crate) struct Ready {
     /// When the server started reading its catalog.
@@ -65,44 +77,52 @@ pub(crate) struct Ready {
     pub(crate) began: SystemTime,
     /// How long `initialize` waits for it.
     wait: Duration,
-    /// Turns true once, when the first build ends.
-    done: watch::Sender<bool>,
+    stage: watch::Sender<Stage>,
 }
 
 impl Ready {
     pub(crate) fn new(wait: Duration) -> Ready {
-        Ready { started: Instant::now(), began: crate::live::file_clock(), wait, done: watch::Sender::new(false) }
+        Ready {
+            started: Instant::now(),
+            began: crate::live::file_clock(),
+            wait,
+            stage: watch::Sender::new(Stage::Reading),
+        }
     }
 
-    /// Marks the first build as ended; every waiter wakes.
-    pub(crate) fn finish(&self) {
-        self.done.send_replace(true);
-        tracing::debug!(ms = self.started.elapsed().as_millis(), "first catalog published");
+    /// Moves on to `stage`; every waiter for it wakes.
+    pub(crate) fn reach(&self, stage: Stage) {
+        self.stage.send_if_modified(|now| {
+            let later = stage > *now;
+            *now = (*now).max(stage);
+            later
+        });
+        tracing::debug!(ms = self.started.elapsed().as_millis(), ?stage, "first catalog");
     }
 
-    /// A receiver of whether the first build ended.
-    pub(crate) fn subscribe(&self) -> watch::Receiver<bool> {
-        self.done.subscribe()
+    /// Waits until the build reaches `stage` (and the server is that far).
+    pub(crate) async fn reached(&self, stage: Stage) {
+        let mut now = self.stage.subscribe();
+        let _ = now.wait_for(|&now| now >= stage).await;
     }
 
-    /// Waits for the first build, at most until the instructions' deadline;
-    /// whether it ended.
+    /// Waits for the catalog, at most until the instructions' deadline;
+    /// whether it came.
     pub(crate) async fn wait_for_instructions(&self) -> bool {
         let deadline = tokio::time::Instant::from_std(self.started + self.wait);
-        let mut done = self.done.subscribe();
-        tokio::time::timeout_at(deadline, done.wait_for(|&done| done)).await.is_ok()
+        tokio::time::timeout_at(deadline, self.reached(Stage::Read)).await.is_ok()
     }
 
-    /// Waits for the first build, as long as it takes: the request of
-    /// `context` needs the catalog. With a `progressToken`, a progress
+    /// Waits until the build reaches `stage`, as long as it takes: the
+    /// request of `context` needs it. With a `progressToken`, a progress
     /// notification goes out at once and every [`PROGRESS_EVERY`] after,
     /// counting the milliseconds since the server started reading. A request
     /// the client cancels stops waiting.
-    pub(crate) async fn wait(&self, context: &RequestContext<RoleServer>) -> Result<(), McpError> {
-        let mut done = self.done.subscribe();
+    pub(crate) async fn wait(&self, stage: Stage, context: &RequestContext<RoleServer>) -> Result<(), McpError> {
+        let mut now = self.stage.subscribe();
         let token = context.meta.get_progress_token();
         loop {
-            if *done.borrow_and_update() {
+            if *now.borrow_and_update() >= stage {
                 return Ok(());
             }
             if let Some(token) = &token {
@@ -117,7 +137,7 @@ impl Ready {
                 () = context.ct.cancelled() => {
                     return Err(McpError::internal_error("cancelled while the skill catalog was being read", None));
                 }
-                _ = tokio::time::timeout(PROGRESS_EVERY, done.changed()) => {}
+                _ = tokio::time::timeout(PROGRESS_EVERY, now.changed()) => {}
             }
         }
     }

@@ -11,17 +11,18 @@ use arc_swap::ArcSwapOption;
 use base64::Engine;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
-    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, Role, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams,
+    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::{
-    AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
-    ToolResult,
+    AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool,
+    ToolDeclaration, ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -29,7 +30,7 @@ use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication};
-use crate::ready::{INSTRUCTIONS_WAIT, Ready, loading_instructions};
+use crate::ready::{INSTRUCTIONS_WAIT, Ready, Stage, loading_instructions};
 use crate::uri::{UriError, canonical};
 
 /// How long a client may treat a list, read or manifest as fresh: `0`. The
@@ -112,8 +113,11 @@ struct Shared {
     /// Set once the first build ends (after `current`); reloads wait for it.
     live: OnceLock<Result<LiveCatalog, BuildError>>,
     options: Options,
-    /// None until the first build ends.
+    /// None until the first generation is published.
     current: ArcSwapOption<Generation>,
+    /// The first catalog and its level 1, as soon as they are read (before
+    /// their publication): enough for `initialize` and tool calls.
+    first: OnceLock<(Catalog, Level1)>,
     /// Whether the first build ended, for requests that wait for it.
     ready: Ready,
     /// Whether a client was told the catalog is loading (and so to call
@@ -201,6 +205,7 @@ impl SkillServer {
             ready: Ready::new(options.instructions_wait),
             options,
             current: ArcSwapOption::empty(),
+            first: OnceLock::new(),
             told_loading: AtomicBool::new(false),
             digests: DigestCache::default(),
             peers: Mutex::default(),
@@ -212,26 +217,27 @@ impl SkillServer {
         SkillServer { shared: Arc::new(shared) }
     }
 
-    /// Publishes the first catalog (or its failure) and wakes every request
-    /// waiting for it.
+    /// Publishes the first catalog (or its failure) and wakes the requests
+    /// waiting for it: tool calls as soon as it is read, the others once
+    /// its publication is built.
     fn publish_first(&self, live: Result<LiveCatalog, BuildError>) {
         match &live {
             Ok(live) => {
-                let started = std::time::Instant::now();
                 let _reading = self.shared.own_reads.start();
                 let catalog = live.snapshot();
-                let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
                 let level1 = level1(&catalog, &self.shared.options);
+                warm_search(&catalog, level1.find_skills, &self.shared.own_reads);
+                let _ = self.shared.first.set((catalog.clone(), level1.clone()));
+                self.shared.ready.reach(Stage::Read);
+                let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
                 let generation = Arc::new(Generation { catalog, publication, level1 });
                 self.shared.current.store(Some(generation.clone()));
-                tracing::debug!(ms = started.elapsed().as_millis(), "first publication built");
                 self.report(&generation);
-                warm_search(generation, &self.shared.own_reads);
             }
             Err(error) => tracing::error!(%error, "cannot build the skill catalog"),
         }
         let _ = self.shared.live.set(live);
-        self.shared.ready.finish();
+        self.shared.ready.reach(Stage::Published);
     }
 
     /// Waits for the first catalog and returns it (what its warnings say,
@@ -241,8 +247,7 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::new`]: the configuration makes no sense.
     pub async fn loaded(&self) -> Result<Catalog, BuildError> {
-        let mut done = self.shared.ready.subscribe();
-        let _ = done.wait_for(|&done| done).await;
+        self.shared.ready.reached(Stage::Published).await;
         self.live().map(LiveCatalog::snapshot)
     }
 
@@ -305,7 +310,7 @@ impl SkillServer {
         let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
-        warm_search(next.clone(), &self.shared.own_reads);
+        warm_search(&next.catalog, next.level1.find_skills, &self.shared.own_reads);
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
@@ -355,10 +360,24 @@ impl SkillServer {
         if let Some(generation) = self.generation() {
             return Ok(generation);
         }
-        self.shared.ready.wait(context).await?;
+        self.shared.ready.wait(Stage::Published, context).await?;
         match self.live() {
             Ok(_) => self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None)),
             Err(error) => Err(McpError::internal_error(format!("the skill catalog could not be built: {error}"), None)),
+        }
+    }
+
+    /// The current catalog and its level 1, waiting (with progress) only
+    /// until the first is read, not for its publication: what a tool call needs.
+    async fn catalog(&self, context: &RequestContext<RoleServer>) -> Result<(Catalog, Level1), McpError> {
+        if let Some(generation) = self.generation() {
+            return Ok((generation.catalog.clone(), generation.level1.clone()));
+        }
+        self.shared.ready.wait(Stage::Read, context).await?;
+        match (self.generation(), self.shared.first.get()) {
+            (Some(generation), _) => Ok((generation.catalog.clone(), generation.level1.clone())),
+            (None, Some(first)) => Ok(first.clone()),
+            (None, None) => self.ready(context).await.map(|g| (g.catalog.clone(), g.level1.clone())),
         }
     }
 
@@ -366,7 +385,11 @@ impl SkillServer {
     /// told to always, and once a client was told to call it while the
     /// catalog was loading.
     fn offers_find_skills(&self, generation: &Generation) -> bool {
-        generation.level1.find_skills || self.shared.told_loading.load(Ordering::SeqCst)
+        self.offers(&generation.level1)
+    }
+
+    fn offers(&self, level1: &Level1) -> bool {
+        level1.find_skills || self.shared.told_loading.load(Ordering::SeqCst)
     }
 
     /// What `initialize` and `server/discover` wait for: the first catalog,
@@ -414,11 +437,11 @@ impl SkillServer {
 
     /// The tools a generation offers: `skill` (or `load_skill`), then
     /// `find_skills` when it is offered.
-    fn tools(&self, generation: &Generation) -> Vec<Tool> {
+    fn tools(&self, level1: &Level1) -> Vec<Tool> {
         let declaration = self.declaration();
         let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
         let mut tools = vec![Tool::new(declaration.name, declaration.description, schema)];
-        if self.offers_find_skills(generation) {
+        if self.offers(level1) {
             tools.push(Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()));
         }
         tools
@@ -452,14 +475,14 @@ impl SkillServer {
 /// Builds the search index of a generation that offers `find_skills` on a
 /// thread of its own, so that the first call does not wait for it (it reads
 /// every body). A call that comes sooner waits for this build, not another.
-fn warm_search(generation: Arc<Generation>, own_reads: &Arc<OwnReads>) {
-    if !generation.level1.find_skills {
+fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>) {
+    if !find_skills {
         return;
     }
-    let own_reads = own_reads.clone();
+    let (catalog, own_reads) = (catalog.clone(), own_reads.clone());
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
         let _reading = own_reads.start();
-        let _ = generation.catalog.search("", 1);
+        let _ = catalog.search("", 1);
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
@@ -565,9 +588,10 @@ impl ServerHandler for SkillServer {
         config.server_info = Implementation::new("skilldeck", env!("CARGO_PKG_VERSION"));
         // Hosts read it once, at `initialize` (or `server/discover`): the
         // generation current then, or word that the catalog is loading.
-        config.instructions = match self.generation() {
-            Some(generation) => generation.level1.instructions.clone(),
-            None => Some(loading_instructions(&self.declaration().name)),
+        config.instructions = match (self.generation(), self.shared.first.get()) {
+            (Some(generation), _) => generation.level1.instructions.clone(),
+            (None, Some((_, level1))) => level1.instructions.clone(),
+            (None, None) => Some(loading_instructions(&self.declaration().name)),
         };
         config
     }
@@ -607,7 +631,7 @@ impl ServerHandler for SkillServer {
                     Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()),
                 ]
             }
-            _ => self.tools(&*self.ready(&context).await?),
+            _ => self.tools(&self.catalog(&context).await?.1),
         };
         Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
     }
@@ -617,13 +641,14 @@ impl ServerHandler for SkillServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let generation = self.ready(&context).await?;
+        // The catalog alone: its publication may still be being built.
+        let (catalog, level1) = self.catalog(&context).await?;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = if request.name == FIND_SKILLS && self.offers_find_skills(&generation) {
+        let result = if request.name == FIND_SKILLS && self.offers(&level1) {
             let profile = self.shared.options.profile.clone();
-            blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?
+            blocking(move || find_skills::call(&catalog, profile.as_ref(), &args)).await?
         } else if request.name == self.declaration().name {
-            self.call(&generation.catalog, &args)
+            self.call(&catalog, &args)
         } else {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
         };

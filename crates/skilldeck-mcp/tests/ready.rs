@@ -56,7 +56,7 @@ impl Wire {
     async fn initialize(&mut self) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}))
-        .await;
+            .await;
         let answer = self.next().await;
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
         answer
@@ -75,13 +75,14 @@ async fn initialize_answers_while_the_catalog_is_read_and_requests_wait_with_pro
     // Told to call find_skills, the client is offered it without waiting.
     wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
     let tools = wire.next().await;
-    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["skill", "find_skills"]);
 
     // A call waits, and says so while it does.
     wire.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "_meta": {"progressToken": "p"}, "name": "skill", "arguments": {"name": "gamma"}}}))
-    .await;
+        .await;
     let progress = wire.next().await;
     assert_eq!(progress["method"], "notifications/progress");
     assert_eq!(progress["params"]["progressToken"], "p");
