@@ -104,7 +104,7 @@ pub(crate) fn run(
     };
     let find_skills = if args.find_skills { FindSkills::Always } else { FindSkills::WhenCut };
     let instructions_wait = Duration::from_millis(args.instructions_wait);
-    let options = Options { profile, page_size, format, budget: args.budget, find_skills, instructions_wait };
+    let options = Options { profile, page_size, format, budget: args.budget, find_skills, instructions_wait, verbose };
     // Served at once; the catalog is read meanwhile (requests that need it wait).
     let server = SkillServer::loading(builder, options);
     let watch = Watch { roots: roots.to_vec(), store };
@@ -125,16 +125,24 @@ pub(crate) fn run(
             }
             .context("serve failed")
         };
-        // The first catalog's warnings once it is read; a store it could not read ends the server.
+        // The first catalog's warnings once it is read; a store it could not read ends the
+        // server, even one whose client already left (exit 2, as for every command).
         let checked = async {
             let catalog = server.loaded().await?;
             crate::check_store(&catalog)?;
             crate::warn_summary(catalog.warnings(), verbose);
-            std::future::pending::<anyhow::Result<()>>().await
+            anyhow::Ok(())
         };
+        tokio::pin!(serving, checked);
         tokio::select! {
-            served = serving => served,
-            failed = checked => failed,
+            served = &mut serving => {
+                checked.await?;
+                served
+            }
+            checked = &mut checked => {
+                checked?;
+                serving.await
+            }
         }
     });
     // A blocking read of stdin may still be pending: do not wait for it.

@@ -24,7 +24,7 @@ fn noisy(root: &Path) -> Vec<String> {
         std::fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: a: b\n---\n")).unwrap();
         let location = dir.join("SKILL.md").display().to_string();
         expected.push(format!(
-            "warning: recovered-frontmatter: {location}: mapping values are not allowed in this context at line 3 \
+            "warning: recovered-frontmatter: {location}: mapping values are not allowed in this context at line 3, \
              column 15; name and description were read line by line\n"
         ));
     }

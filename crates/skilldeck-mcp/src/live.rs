@@ -406,8 +406,12 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
                 reloading.reload()
             }
         };
+        let reloading = Instant::now();
         match tokio::task::spawn_blocking(reload).await {
-            Ok(Ok(change)) => server.notify(change).await,
+            Ok(Ok(change)) => {
+                tracing::debug!(ms = reloading.elapsed().as_millis(), "reloaded");
+                server.notify(change).await;
+            }
             Ok(Err(error)) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
             Err(error) => tracing::warn!(%error, "reload failed, still serving the previous catalog"),
         }

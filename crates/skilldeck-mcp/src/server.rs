@@ -66,6 +66,9 @@ pub struct Options {
     /// ([`SkillServer::loading`]), counted from the server's start, before
     /// its `instructions` say the catalog is loading.
     pub instructions_wait: Duration,
+    /// Log every skill and file left out, not only the first five of a
+    /// generation and a count.
+    pub verbose: bool,
 }
 
 impl Default for Options {
@@ -77,6 +80,7 @@ impl Default for Options {
             budget: DEFAULT_BUDGET,
             find_skills: FindSkills::default(),
             instructions_wait: INSTRUCTIONS_WAIT,
+            verbose: false,
         }
     }
 }
@@ -251,9 +255,15 @@ impl SkillServer {
         self.live().map(LiveCatalog::snapshot)
     }
 
-    /// The first catalog, blocking until it is built; none if it could not be.
+    /// The first catalog, as soon as it is read (its publication may still
+    /// be being built); none if it could not be. Blocking: call it off the
+    /// async threads, inside the runtime.
     pub(crate) fn first_catalog(&self) -> Option<Catalog> {
-        self.live().ok().map(LiveCatalog::snapshot)
+        tokio::runtime::Handle::current().block_on(self.shared.ready.reached(Stage::Read));
+        match self.shared.first.get() {
+            Some((catalog, _)) => Some(catalog.clone()),
+            None => self.live().ok().map(LiveCatalog::snapshot),
+        }
     }
 
     /// When the server began reading its first catalog.
@@ -300,11 +310,13 @@ impl SkillServer {
     /// generation's files of the skills `changed` leaves alone (all are
     /// walked again without it).
     fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Result<Change, BuildError> {
+        let started = std::time::Instant::now();
         let Some(current) = self.generation() else {
             unreachable!("reloads wait for the first catalog, which is published before they start")
         };
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
+        tracing::debug!(ms = started.elapsed().as_millis(), "publication rebuilt");
         let level1 = level1(&catalog, &self.shared.options);
         let next = Arc::new(Generation { catalog, publication, level1 });
         let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
@@ -423,15 +435,38 @@ impl SkillServer {
             .filter_map(|e| e.listing.as_ref().err().map(|why| (Unserved::FromList, &e.name, why)));
         let refused =
             publication.entries.iter().flat_map(|e| e.refused.iter().map(|why| (Unserved::File, &e.name, why)));
-        for (what, name, why) in left_out.chain(unlisted).chain(refused) {
-            if !reported.insert(format!("{what:?}\0{name}\0{why}")) {
-                continue;
+        let new: Vec<_> = left_out
+            .chain(unlisted)
+            .chain(refused)
+            .filter(|(what, name, why)| reported.insert(format!("{what:?}\0{name}\0{why}")))
+            .collect();
+        // A public registry's tree has hundreds: the first few, then a count.
+        let shown = if self.shared.options.verbose { new.len() } else { new.len().min(DIAGNOSTICS_SHOWN) };
+        for (i, &(what, name, why)) in new.iter().enumerate() {
+            match (what, i < shown) {
+                (Unserved::Skill, true) => tracing::warn!(skill = name, reason = why, "skill not served over MCP"),
+                (Unserved::FromList, true) => tracing::warn!(skill = name, reason = why, "skill not in skills/list"),
+                (Unserved::File, true) => tracing::warn!(skill = name, reason = why, "file of a skill not served"),
+                (what, false) => tracing::debug!(skill = name, reason = why, ?what, "not served"),
             }
-            match what {
-                Unserved::Skill => tracing::warn!(skill = name, reason = why, "skill not served over MCP"),
-                Unserved::FromList => tracing::warn!(skill = name, reason = why, "skill not in skills/list"),
-                Unserved::File => tracing::warn!(skill = name, reason = why, "file of a skill not served"),
-            }
+        }
+        if shown < new.len() {
+            let kinds = [
+                (Unserved::Skill, "skills not served over MCP"),
+                (Unserved::FromList, "skills not in skills/list"),
+                (Unserved::File, "files of skills not served"),
+            ];
+            let counts: Vec<String> = kinds
+                .iter()
+                .map(|&(kind, said)| (new.iter().filter(|(what, ..)| *what == kind).count(), said))
+                .filter(|&(count, _)| count > 0)
+                .map(|(count, said)| format!("{count} {said}"))
+                .collect();
+            tracing::warn!(
+                "{} left out in all ({}); the first {shown} are above, --verbose prints every one",
+                new.len(),
+                counts.join(", ")
+            );
         }
     }
 
@@ -542,8 +577,12 @@ fn level1(catalog: &Catalog, options: &Options) -> Level1 {
     Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills)
 }
 
+/// How many diagnostics of what is not served are logged in full at once,
+/// without [`Options::verbose`].
+const DIAGNOSTICS_SHOWN: usize = 5;
+
 /// What a diagnostic says is not served.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Unserved {
     /// The whole skill, on every surface.
     Skill,
@@ -591,7 +630,7 @@ impl ServerHandler for SkillServer {
         config.instructions = match (self.generation(), self.shared.first.get()) {
             (Some(generation), _) => generation.level1.instructions.clone(),
             (None, Some((_, level1))) => level1.instructions.clone(),
-            (None, None) => Some(loading_instructions(&self.declaration().name)),
+            (None, None) => Some(loading_instructions(self.declaration().name)),
         };
         config
     }
