@@ -34,8 +34,11 @@ use tokio::task::JoinHandle;
 
 use crate::server::{OwnReads, SkillServer};
 
-/// Quiet time after the last change before a reload.
-const DEBOUNCE: Duration = Duration::from_millis(200);
+/// Quiet time after the last change before a reload: 100 ms. An editor's
+/// save (a write, or a temporary file renamed over) and most tools' bursts
+/// are over well within it, and an edit must reach clients within 300 ms,
+/// the reload included (some 100 ms for one skill of 8,000).
+const DEBOUNCE: Duration = Duration::from_millis(100);
 /// A stream of changes that never goes quiet still reloads this often.
 const MAX_DELAY: Duration = Duration::from_secs(1);
 /// How often the store is asked whether another connection wrote to it.
