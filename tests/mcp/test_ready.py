@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
-from support import ERAS, TRANSPORTS, RawStdio, Tree, cli_load, connect
+from mcp.shared.exceptions import MCPError
+
+from support import ERAS, TRANSPORTS, RawStdio, Tree, cli_load, connect, skill_uri
 
 pytestmark = pytest.mark.anyio
 
@@ -66,6 +68,26 @@ async def test_initialize_is_answered_before_the_catalog_and_a_call_waits_for_it
     assert progress, "no notifications/progress while the call waited"
     assert all(message and message.startswith("reading the skill catalog (") for _, message in progress), progress
     assert [value for value, _ in progress] == sorted(value for value, _ in progress)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_files_followed_before_the_catalog_is_read_are_judged_by_its_publication(
+    transport: str, large_tree: Tree
+) -> None:
+    """A subscription made while the catalog is read waits for its publication, as a read
+    does: a served file is followed, one not served is refused, never guessed at."""
+    served, unknown = skill_uri(TARGET), skill_uri("nope")
+    async with connect(transport, "auto", large_tree.args) as client:
+        assert client.instructions == LOADING
+        async with client.listen(resources_list_changed=True, resource_subscriptions=[served, unknown]) as sub:
+            assert sub.honored.resource_subscriptions == [served]
+    async with connect(transport, "legacy", large_tree.args) as client:
+        assert client.instructions == LOADING
+        await client.subscribe_resource(served)
+        with pytest.raises(MCPError) as caught:
+            await client.subscribe_resource(unknown)
+        assert (caught.value.error.code, caught.value.error.data) == (-32602, {"uri": unknown})
 
 
 def test_early_requests_wait_and_every_answer_comes_from_the_whole_catalog(large_tree: Tree) -> None:

@@ -70,3 +70,26 @@ fn five_warnings_or_fewer_are_printed_whole_without_a_count() {
     let out = skilldeck(&["list", "--root", root.to_str().unwrap()]);
     assert_eq!(stderr(&out), lines[..5].concat());
 }
+
+/// An empty catalog with more warnings than are shown: the warnings and
+/// their count come first, then the line that says where it looked (the
+/// conclusion they may explain), for a catalog command and for `serve` alike.
+#[test]
+fn the_count_comes_before_the_empty_catalogs_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let gone: Vec<String> = (1..=6).map(|i| base.join(format!("gone{i}")).display().to_string()).collect();
+    let roots: Vec<&str> = gone.iter().flat_map(|root| ["--root", root.as_str()]).collect();
+    let shown: String = gone[..5].iter().map(|root| format!("warning: skills dir not found: {root}\n")).collect();
+    let expected = format!(
+        "{shown}warning: 6 warnings in all (6 root-not-found); the first 5 are above, --verbose prints every one\n\
+         skilldeck: warning: no skills found; looked in {}\n",
+        gone.join(", ")
+    );
+    for command in ["list", "serve"] {
+        // `serve` on stdio ends when its (empty) stdin does, its first catalog read and judged.
+        let out = skilldeck(&[&[command], roots.as_slice()].concat());
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        assert_eq!(stderr(&out), expected, "{command}");
+    }
+}
