@@ -157,7 +157,7 @@ async fn a_subscription_made_while_loading_waits_for_the_publication_as_a_read_d
     assert_eq!(wire.next().await, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
 
     release.send(()).unwrap();
-    let mut answers = vec![wire.next().await, wire.next().await];
+    let mut answers = [wire.next().await, wire.next().await];
     answers.sort_by_key(|answer| answer["id"].as_i64());
     assert_eq!(answers[0], json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     // Judged by the publication, not guessed before it: the error a read gets.
