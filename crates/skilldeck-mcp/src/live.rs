@@ -252,6 +252,29 @@ pub(crate) fn file_clock() -> SystemTime {
     SystemTime::now()
 }
 
+/// The first instant of the [`file_clock`]'s next tick, once it has come
+/// (a few milliseconds at most; at most [`TICK_WAIT`]). A walk that starts
+/// then reads every file written before it, and those files carry earlier
+/// times than the returned mark: only a file written after the mark can
+/// look modified since, where a mark taken mid-tick would count files
+/// written just before it too (a tree written and served at once was
+/// reloaded, and its clients told, for nothing).
+pub(crate) fn next_file_tick() -> SystemTime {
+    let now = file_clock();
+    let deadline = Instant::now() + TICK_WAIT;
+    loop {
+        let next = file_clock();
+        if next > now || Instant::now() >= deadline {
+            return next;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+/// The longest [`next_file_tick`] waits: a tick of the coarsest kernel
+/// clock (100 Hz).
+const TICK_WAIT: Duration = Duration::from_millis(10);
+
 /// The files and directories under `roots` (the roots included) modified
 /// at or after `since` (a [`file_clock`] reading): a
 /// directory is modified when an entry is made, removed or renamed in it,
@@ -528,7 +551,7 @@ async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option
 mod tests {
     use std::path::PathBuf;
 
-    use super::parents;
+    use super::{modified_since, next_file_tick, parents};
 
     /// A parent is watched once, and not where a root's recursive watch
     /// covers it already (a watch set again there would stop being recursive).
@@ -538,5 +561,23 @@ mod tests {
         let roots = paths(&["/srv/skills", "/srv/more", "/srv/skills/nested/deep", "/srv/skills/inner", "/opt/x/.."]);
         assert_eq!(parents(&roots), paths(&["/srv"]));
         assert_eq!(parents(&paths(&["/srv/skills", "/"])), paths(&[]));
+    }
+
+    /// A tree written just before the first walk is not "modified while
+    /// it was read": the mark is the clock's next tick, not a reading in
+    /// the middle of the tick those files were stamped in.
+    #[test]
+    fn what_was_written_before_the_mark_is_not_modified_since() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().join("skills");
+        for i in 0..20 {
+            std::fs::create_dir_all(root.join(format!("s{i}"))).expect("mkdir");
+            std::fs::write(root.join(format!("s{i}/SKILL.md")), "---\nname: s\n---\n").expect("write");
+            let mark = next_file_tick();
+            assert_eq!(modified_since(std::slice::from_ref(&root), mark), Vec::<PathBuf>::new(), "round {i}");
+            // Written after the mark, it is.
+            std::fs::write(root.join(format!("s{i}/SKILL.md")), "edited").expect("write");
+            assert_eq!(modified_since(std::slice::from_ref(&root), mark), [root.join(format!("s{i}/SKILL.md"))]);
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! `notifications/progress` while it waits when the request carries a
 //! `progressToken`.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::model::ProgressNotificationParam;
@@ -73,8 +74,9 @@ pub(crate) enum Stage {
 pub(crate) struct Ready {
     /// When the server started reading its catalog.
     started: Instant,
-    /// The same, by the clock file times are stamped with.
-    pub(crate) began: SystemTime,
+    /// When the first walk began, by the clock file times are stamped with
+    /// ([`walk_begins`](Ready::walk_begins); the server's start until then).
+    began: Mutex<SystemTime>,
     /// How long `initialize` waits for it.
     wait: Duration,
     stage: watch::Sender<Stage>,
@@ -84,10 +86,24 @@ impl Ready {
     pub(crate) fn new(wait: Duration) -> Ready {
         Ready {
             started: Instant::now(),
-            began: crate::live::file_clock(),
+            began: Mutex::new(crate::live::file_clock()),
             wait,
             stage: watch::Sender::new(Stage::Reading),
         }
+    }
+
+    /// Marks the start of the first walk, at the file clock's next tick
+    /// ([`next_file_tick`](crate::live::next_file_tick)): call it just
+    /// before the walk. Blocking, for a few milliseconds at most.
+    pub(crate) fn walk_begins(&self) {
+        let began = crate::live::next_file_tick();
+        *self.began.lock().unwrap_or_else(PoisonError::into_inner) = began;
+    }
+
+    /// When the first walk began, by the clock file times are stamped with:
+    /// a file modified at or after it may have been read before its change.
+    pub(crate) fn began(&self) -> SystemTime {
+        *self.began.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Moves on to `stage`; every waiter for it wakes.

@@ -227,6 +227,7 @@ impl SkillServer {
         let server = SkillServer::unloaded(options);
         let loader = server.clone();
         let spawned = std::thread::Builder::new().name("first-catalog".into()).spawn(move || {
+            loader.shared.ready.walk_begins();
             let started = std::time::Instant::now();
             let live = {
                 // The first walk floods a watcher set up meanwhile: reads of our own.
@@ -321,7 +322,7 @@ impl SkillServer {
 
     /// When the server began reading its first catalog.
     pub(crate) fn loading_began(&self) -> std::time::SystemTime {
-        self.shared.ready.began
+        self.shared.ready.began()
     }
 
     /// The live catalog, once the first build ended (blocking until then).
