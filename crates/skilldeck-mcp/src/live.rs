@@ -252,28 +252,32 @@ pub(crate) fn file_clock() -> SystemTime {
     SystemTime::now()
 }
 
-/// The first instant of the [`file_clock`]'s next tick, once it has come
-/// (a few milliseconds at most; at most [`TICK_WAIT`]). A walk that starts
-/// then reads every file written before it, and those files carry earlier
-/// times than the returned mark: only a file written after the mark can
-/// look modified since, where a mark taken mid-tick would count files
-/// written just before it too (a tree written and served at once was
-/// reloaded, and its clients told, for nothing).
-pub(crate) fn next_file_tick() -> SystemTime {
-    let now = file_clock();
-    let deadline = Instant::now() + TICK_WAIT;
+/// A [`file_clock`] reading no earlier than the precise clock's now, once
+/// the coarse clock has caught up with it (a tick or two: some 4–10 ms;
+/// at most [`CATCH_UP_WAIT`]). A walk that starts then reads every file
+/// written before it, and each of those carries an earlier time than the
+/// returned mark, whether the kernel stamped it from the coarse clock or,
+/// as Linux does since 6.13 for a file whose times were just looked at,
+/// from the precise one (which runs ahead of the coarse one by a tick or
+/// more). A mark read from the coarse clock at once counted files written
+/// just before it: a tree written and served at once was reloaded, and its
+/// clients told, for nothing. Any later write still carries the mark's
+/// time or a later one: the mark is a coarse reading taken before the walk.
+pub(crate) fn caught_up_file_clock() -> SystemTime {
+    let precise = SystemTime::now();
+    let deadline = Instant::now() + CATCH_UP_WAIT;
     loop {
-        let next = file_clock();
-        if next > now || Instant::now() >= deadline {
-            return next;
+        let now = file_clock();
+        if now >= precise || Instant::now() >= deadline {
+            return now;
         }
         std::thread::sleep(Duration::from_micros(500));
     }
 }
 
-/// The longest [`next_file_tick`] waits: a tick of the coarsest kernel
-/// clock (100 Hz).
-const TICK_WAIT: Duration = Duration::from_millis(10);
+/// The longest [`caught_up_file_clock`] waits for the coarse clock: far more
+/// than its ticks (4 ms at 250 Hz, 10 ms at 100 Hz), short against a walk.
+const CATCH_UP_WAIT: Duration = Duration::from_millis(50);
 
 /// The files and directories under `roots` (the roots included) modified
 /// at or after `since` (a [`file_clock`] reading): a
@@ -551,7 +555,7 @@ async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option
 mod tests {
     use std::path::PathBuf;
 
-    use super::{modified_since, next_file_tick, parents};
+    use super::{caught_up_file_clock, modified_since, parents};
 
     /// A parent is watched once, and not where a root's recursive watch
     /// covers it already (a watch set again there would stop being recursive).
@@ -564,16 +568,16 @@ mod tests {
     }
 
     /// A tree written just before the first walk is not "modified while
-    /// it was read": the mark is the clock's next tick, not a reading in
-    /// the middle of the tick those files were stamped in.
+    /// it was read": the mark is a coarse reading that caught up with the
+    /// precise clock, not one a tick or more behind the files' times.
     #[test]
     fn what_was_written_before_the_mark_is_not_modified_since() {
         let dir = tempfile::tempdir().expect("tmp");
         let root = dir.path().join("skills");
-        for i in 0..20 {
+        for i in 0..50 {
             std::fs::create_dir_all(root.join(format!("s{i}"))).expect("mkdir");
             std::fs::write(root.join(format!("s{i}/SKILL.md")), "---\nname: s\n---\n").expect("write");
-            let mark = next_file_tick();
+            let mark = caught_up_file_clock();
             assert_eq!(modified_since(std::slice::from_ref(&root), mark), Vec::<PathBuf>::new(), "round {i}");
             // Written after the mark, it is.
             std::fs::write(root.join(format!("s{i}/SKILL.md")), "edited").expect("write");

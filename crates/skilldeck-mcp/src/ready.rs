@@ -92,11 +92,11 @@ impl Ready {
         }
     }
 
-    /// Marks the start of the first walk, at the file clock's next tick
-    /// ([`next_file_tick`](crate::live::next_file_tick)): call it just
-    /// before the walk. Blocking, for a few milliseconds at most.
+    /// Marks the start of the first walk, once the file clock has caught up
+    /// with now ([`caught_up_file_clock`](crate::live::caught_up_file_clock)):
+    /// call it just before the walk. Blocking, for a few milliseconds.
     pub(crate) fn walk_begins(&self) {
-        let began = crate::live::next_file_tick();
+        let began = crate::live::caught_up_file_clock();
         *self.began.lock().unwrap_or_else(PoisonError::into_inner) = began;
     }
 
