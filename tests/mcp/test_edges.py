@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx2
 import mcp_types as t
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -103,7 +103,12 @@ def test_a_newline_in_a_skill_name_does_not_split_log_lines(tmp_path: Path) -> N
     for i in range(513):
         (skill / f"f{i:03d}.txt").write_text("x\n")
     with http_server(["--root", str(tmp_path / "skills")]) as server:
-        httpx2.get(server.url, timeout=5)  # the log line is written before serving; this waits a moment
+        # Serving starts at once; the line comes once the catalog is published (in the background).
+        deadline = time.monotonic() + 20
+        while not any("not served over MCP" in line for line in server.stderr_lines):
+            assert time.monotonic() < deadline, server.stderr_lines
+            time.sleep(0.05)
+        time.sleep(0.2)  # a forged line would follow in the same write
     lines = server.stderr_lines
     assert not any(line.startswith("skilldeck: forged") for line in lines), lines
     left_out = [line for line in lines if "not served over MCP" in line]

@@ -48,6 +48,9 @@ struct Cli {
     sources: SourceArgs,
     #[command(flatten)]
     agent: AgentArgs,
+    /// Print every warning the catalog has on stderr, not only the first few and a count of each kind.
+    #[arg(long, global = true)]
+    verbose: bool,
 }
 
 /// Where skills come from; accepted before or after the command.
@@ -222,7 +225,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None => builder,
     };
     match command {
-        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), roots, &others, profile),
+        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), roots, &others, profile, cli.verbose),
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
             run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
@@ -258,7 +261,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // skill one by one costs more than the rest of a large list.
             let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
             check_store(&catalog)?;
-            warn_all(catalog.warnings());
+            // The catalog's warnings, then the conclusion they may explain: no skill at all.
+            warn_summary(catalog.warnings(), cli.verbose);
             roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             run_catalog(command, &catalog, profile.as_ref())
         }
@@ -410,11 +414,43 @@ fn broken_pipe(error: &anyhow::Error) -> bool {
     })
 }
 
-/// Prints each warning on stderr, `warning: …`, control characters escaped.
-fn warn_all(warnings: &[Warning]) {
-    for warning in warnings {
-        eprintln!("warning: {}", escape_control(&warning.to_string()));
+/// How many warnings are printed in full without `--verbose`.
+const WARNINGS_SHOWN: usize = 5;
+
+/// Prints the catalog's warnings on stderr, `warning: …` each, control
+/// characters escaped: every one with `verbose`, else the first
+/// [`WARNINGS_SHOWN`] and one line counting all of them by kind (a public
+/// registry's tree has thousands, and a host waits behind them).
+fn warn_summary(warnings: &[Warning], verbose: bool) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(warning_lines(warnings, verbose).as_bytes());
+}
+
+/// The text [`warn_summary`] prints.
+fn warning_lines(warnings: &[Warning], verbose: bool) -> String {
+    let shown = if verbose { warnings.len() } else { warnings.len().min(WARNINGS_SHOWN) };
+    let mut out = String::new();
+    for warning in &warnings[..shown] {
+        out.push_str(&format!("warning: {}\n", escape_control(&warning.to_string())));
     }
+    if shown < warnings.len() {
+        // By count, most first; ties by kind.
+        let mut kinds: Vec<(&str, usize)> = Vec::new();
+        for warning in warnings {
+            match kinds.iter_mut().find(|(kind, _)| *kind == warning.kind()) {
+                Some((_, count)) => *count += 1,
+                None => kinds.push((warning.kind(), 1)),
+            }
+        }
+        kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let kinds: Vec<String> = kinds.iter().map(|(kind, count)| format!("{count} {kind}")).collect();
+        out.push_str(&format!(
+            "warning: {} warnings in all ({}); the first {shown} are above, --verbose prints every one\n",
+            warnings.len(),
+            kinds.join(", ")
+        ));
+    }
+    out
 }
 
 pub(crate) fn print(text: &str) -> anyhow::Result<()> {

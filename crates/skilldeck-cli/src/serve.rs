@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
-use skilldeck::{AgentProfile, Budget, CatalogBuilder, LiveCatalog};
+use skilldeck::{AgentProfile, Budget, CatalogBuilder};
 use skilldeck_mcp::{ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
 
 use crate::roots::Roots;
@@ -37,6 +37,10 @@ pub(crate) struct ServeArgs {
     /// Offer the find_skills tool always, not only when the instructions cannot list every skill whole.
     #[arg(long)]
     find_skills: bool,
+    /// Milliseconds `initialize` waits for a catalog still being read, counted from the start; then
+    /// its instructions say the catalog is loading and to call find_skills (hosts give up near 10 s).
+    #[arg(long, value_name = "MS", default_value_t = u64::try_from(skilldeck_mcp::INSTRUCTIONS_WAIT.as_millis()).unwrap_or(u64::MAX))]
+    instructions_wait: u64,
     /// Skills per page of skills/list, resources/list (each skill with all its files) and
     /// prompts/list, 1 to 10000; the default keeps a 100,000-skill catalog within 50 pages.
     #[arg(long, value_name = "N", default_value_t = skilldeck_mcp::DEFAULT_PAGE_SIZE as u64,
@@ -95,14 +99,11 @@ pub(crate) fn run(
     roots: Roots,
     others: &[String],
     profile: Option<AgentProfile>,
+    verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     // The server reports through `tracing` (`crate::log`, set up already).
     let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
     let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
-    let live = LiveCatalog::new(builder)?;
-    crate::check_store(&live.snapshot())?;
-    crate::warn_all(live.snapshot().warnings());
-    crate::roots::warn_if_empty(&live.snapshot(), &roots.looked_in, others);
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let format = match args.format {
         InstructionsFormat::Toolnexus => Format::Toolnexus,
@@ -113,30 +114,63 @@ pub(crate) fn run(
         true => ClientRoots::Follow { home: skilldeck::home_dir() },
         false => ClientRoots::Ignore,
     };
-    let looked_in = roots.looked_in;
-    let options = Options { profile, page_size, format, budget: args.budget, find_skills, looked_in, client_roots };
-    let server = SkillServer::new(live, options);
+    let instructions_wait = Duration::from_millis(args.instructions_wait);
+    let looked_in = roots.looked_in.clone();
+    let options = Options {
+        profile,
+        page_size,
+        format,
+        budget: args.budget,
+        find_skills,
+        instructions_wait,
+        verbose,
+        looked_in,
+        client_roots,
+    };
+    // Served at once; the catalog is read meanwhile (requests that need it wait).
+    let server = SkillServer::loading(builder, options);
     let watch = Watch { roots: roots.roots, store };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {
-        let live = skilldeck_mcp::watch(server.clone(), watch);
-        // Changes are seen from the first request on, unless the watches on a
-        // very large tree take longer than this; serving starts anyway.
-        let _ = tokio::time::timeout(Duration::from_secs(2), live.ready()).await;
-        match http {
-            None => skilldeck_mcp::serve_stdio(server).await,
-            Some(http) => {
-                let interrupted = async {
-                    let _ = tokio::signal::ctrl_c().await;
-                };
-                skilldeck_mcp::serve_http(server, http, interrupted).await
+        // Set up in the background; answers never wait for it.
+        let _live = skilldeck_mcp::watch(server.clone(), watch);
+        let serving = async {
+            match http {
+                None => skilldeck_mcp::serve_stdio(server.clone()).await,
+                Some(http) => {
+                    let interrupted = async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    };
+                    skilldeck_mcp::serve_http(server.clone(), http, interrupted).await
+                }
+            }
+            .context("serve failed")
+        };
+        // The first catalog's warnings once it is read; a store it could not read ends the
+        // server, even one whose client already left (exit 2, as for every command).
+        let checked = async {
+            let catalog = server.loaded().await?;
+            crate::check_store(&catalog)?;
+            crate::warn_summary(catalog.warnings(), verbose);
+            crate::roots::warn_if_empty(&catalog, &roots.looked_in, others);
+            anyhow::Ok(())
+        };
+        tokio::pin!(serving, checked);
+        tokio::select! {
+            served = &mut serving => {
+                checked.await?;
+                served
+            }
+            checked = &mut checked => {
+                checked?;
+                serving.await
             }
         }
     });
     // A blocking read of stdin may still be pending: do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    outcome.context("serve failed")?;
+    outcome?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -19,6 +19,9 @@ mod search;
 // No root: the conventional places; relative roots; an empty catalog.
 mod roots;
 
+// Warnings on stderr: the first few and a count, all with --verbose, all in list --json.
+mod warnings;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

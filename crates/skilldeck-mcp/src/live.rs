@@ -3,6 +3,23 @@
 //! (the paths the watcher reported; the store is read again every time), then
 //! the list-changed notifications.
 //!
+//! Watching waits for the first catalog, so that its walk has the machine
+//! to itself, then comes in two steps. Registering a recursive watch lists
+//! every directory under the roots (seconds on a public registry's tree),
+//! and the watcher reports nothing until it is done: so first a quick
+//! watcher goes on the roots and on the directory of every `SKILL.md` the
+//! catalog found (one call each, no listing), and what was modified since
+//! the first walk began is reloaded (it may have read a file before an
+//! edit); then the recursive watch is set up, the quick one dropped, and
+//! what was modified meanwhile is reloaded too. A look for what was
+//! modified lists and stats the trees, opening no file and following no
+//! link; it reloads nothing, and tells no client, when nothing was.
+//!
+//! A server that follows its client's project (`ClientRoots::Follow`) walks
+//! the project's roots itself; once the first watches are set, a watcher on
+//! the new roots replaces them (set up after them, whatever the order of
+//! the move and the first catalog, so that the old roots' never win).
+//!
 //! A watch follows the directory it was set on, not its path. So each root's
 //! parent is watched too (not recursively): a root made, removed, renamed or
 //! swapped (a link replaced, the usual deploy) is a change naming the root
@@ -11,10 +28,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use skilldeck::Catalog;
 use skilldeck::store::SkillStore;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -22,8 +40,11 @@ use tokio::task::JoinHandle;
 use crate::server::{OwnReads, SkillServer};
 use crate::subscribers::Severity;
 
-/// Quiet time after the last change before a reload.
-const DEBOUNCE: Duration = Duration::from_millis(200);
+/// Quiet time after the last change before a reload: 100 ms. An editor's
+/// save (a write, or a temporary file renamed over) and most tools' bursts
+/// are over well within it, and an edit must reach clients within 300 ms,
+/// the reload included (some 100 ms for one skill of 8,000).
+const DEBOUNCE: Duration = Duration::from_millis(100);
 /// A stream of changes that never goes quiet still reloads this often.
 const MAX_DELAY: Duration = Duration::from_secs(1);
 /// How often the store is asked whether another connection wrote to it.
@@ -72,23 +93,26 @@ impl Drop for Live {
 
 /// Starts watching: every change reloads `server` (once per burst) and
 /// notifies its clients. Must run inside a Tokio runtime. Setting up the
-/// watches (one per directory under the roots) happens in the background,
-/// so serving starts at once; a change made before it is done may be missed.
+/// watches happens in the background, after the first catalog is read, so
+/// serving starts at once; a change made before the watches are set is
+/// caught up with once they are (see the module's documentation).
 pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
     let roots = Arc::new(Mutex::new(absolute(&watch.roots)));
     let own_reads = server.own_reads().clone();
     let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone() };
     let moves = server.project().moves();
-    let mut tasks = vec![
-        tokio::spawn(follow_moves(moves, watches.clone(), tx.clone())),
-        tokio::spawn(reload_loop(server, rx, watches.clone())),
-    ];
+    let mut tasks = vec![tokio::spawn(reload_loop(server.clone(), rx, watches.clone()))];
     let setting_up = watches.clone();
     let events = tx.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
+    // A move of the project waits for the first watches, so that its own replace them, not the other way.
+    tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
     tasks.push(tokio::task::spawn_blocking(move || {
-        setting_up.set_up(events);
+        // Nothing to watch for a catalog that could not be built.
+        if let Some(first) = server.first_catalog() {
+            set_up_first(&setting_up, &first, server.loading_began(), &events);
+        }
         let _ = done.send(true);
     }));
     if let Some(store) = watch.store {
@@ -115,7 +139,7 @@ impl Watches {
     }
 
     /// Sets a watcher up on the roots, in place of any before it (whose
-    /// watches go with it).
+    /// watches go with it): the project moved.
     fn set_up(&self, events: mpsc::UnboundedSender<Seen>) {
         // Setting the watches up lists every directory: reads of our own.
         let _reading = self.own_reads.start();
@@ -146,6 +170,150 @@ impl Watches {
     }
 }
 
+/// Sets the watches up in the order the module's documentation gives, once
+/// `first`, whose walk began at `began`, is published.
+fn set_up_first(watches: &Watches, first: &Catalog, began: SystemTime, events: &mpsc::UnboundedSender<Seen>) {
+    // Setting the watches up lists every directory: reads of our own.
+    let _reading = watches.own_reads.start();
+    let roots = watches.roots();
+    let started = Instant::now();
+    let candidates = candidates(first);
+    let quick = quick_watcher(&roots, &candidates, events.clone(), watches.own_reads.clone());
+    tracing::debug!(dirs = candidates.len(), ms = started.elapsed().as_millis(), "quick watches set");
+    let catch_up = |since: SystemTime, when: &str| {
+        let started = Instant::now();
+        let missed = modified_since(&roots, since);
+        tracing::debug!(paths = missed.len(), ms = started.elapsed().as_millis(), "modified {when}");
+        if !missed.is_empty() {
+            let _ = events.send(Seen::Paths(missed));
+        }
+    };
+    let quick_set = file_clock();
+    catch_up(began, "while the first catalog was read");
+    let started = Instant::now();
+    // Held until the watches are set, so that a root replaced meanwhile is watched again after.
+    let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+    *holder = start_watcher(&roots, events.clone(), watches.own_reads.clone());
+    drop(holder);
+    drop(quick);
+    tracing::debug!(ms = started.elapsed().as_millis(), "recursive watches set");
+    catch_up(quick_set, "while the recursive watches were set");
+}
+
+/// The `SKILL.md` files the first catalog found (exposed, shadowed or
+/// skipped), made absolute as the watcher reports them.
+fn candidates(catalog: &Catalog) -> Vec<PathBuf> {
+    let exposed = catalog.skills().filter(|skill| skill.dir().is_some()).map(|skill| skill.location());
+    let shadowed = catalog.shadowed().iter().filter(|s| s.skill.dir().is_some()).map(|s| s.skill.location());
+    let skipped = catalog.skips().iter().map(|skip| skip.location.as_str()).filter(|l| !l.starts_with("skill://"));
+    let mut files: Vec<PathBuf> = exposed
+        .chain(shadowed)
+        .chain(skipped)
+        .map(|location| std::path::absolute(location).unwrap_or_else(|_| PathBuf::from(location)))
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// A watcher on the roots, their parents and the directory of each of
+/// `files`, none recursive: set up in one call per directory.
+fn quick_watcher(
+    roots: &[PathBuf],
+    files: &[PathBuf],
+    events: mpsc::UnboundedSender<Seen>,
+    own_reads: Arc<OwnReads>,
+) -> Option<RecommendedWatcher> {
+    let mut watcher = new_watcher(roots, events, own_reads)?;
+    let mut dirs: Vec<&Path> = files.iter().filter_map(|file| file.parent()).collect();
+    dirs.dedup();
+    let parents = parents(roots);
+    for dir in roots.iter().chain(&parents).map(PathBuf::as_path).chain(dirs) {
+        // A directory gone since the walk: the recursive watch sees what came instead.
+        let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
+    }
+    Some(watcher)
+}
+
+/// Now, by the clock file times are stamped with. Linux stamps them from a
+/// coarse clock that lags the precise one by up to a tick: a file written
+/// just after `SystemTime::now()` may carry an earlier time, but never one
+/// earlier than the coarse clock's reading.
+pub(crate) fn file_clock() -> SystemTime {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let now = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
+        let since_epoch =
+            u64::try_from(now.tv_sec).ok().map(|secs| Duration::new(secs, now.tv_nsec.try_into().unwrap_or(0)));
+        if let Some(since_epoch) = since_epoch {
+            return SystemTime::UNIX_EPOCH + since_epoch;
+        }
+    }
+    SystemTime::now()
+}
+
+/// A [`file_clock`] reading no earlier than the precise clock's now, once
+/// the coarse clock has caught up with it (a tick or two: some 4–10 ms;
+/// at most [`CATCH_UP_WAIT`]). A walk that starts then reads every file
+/// written before it, and each of those carries an earlier time than the
+/// returned mark, whether the kernel stamped it from the coarse clock or,
+/// as Linux does since 6.13 for a file whose times were just looked at,
+/// from the precise one (which runs ahead of the coarse one by a tick or
+/// more). A mark read from the coarse clock at once counted files written
+/// just before it: a tree written and served at once was reloaded, and its
+/// clients told, for nothing. Any later write still carries the mark's
+/// time or a later one: the mark is a coarse reading taken before the walk.
+pub(crate) fn caught_up_file_clock() -> SystemTime {
+    let precise = SystemTime::now();
+    let deadline = Instant::now() + CATCH_UP_WAIT;
+    loop {
+        let now = file_clock();
+        if now >= precise || Instant::now() >= deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    }
+}
+
+/// The longest [`caught_up_file_clock`] waits for the coarse clock: far more
+/// than its ticks (4 ms at 250 Hz, 10 ms at 100 Hz), short against a walk.
+const CATCH_UP_WAIT: Duration = Duration::from_millis(50);
+
+/// The files and directories under `roots` (the roots included) modified
+/// at or after `since` (a [`file_clock`] reading): a
+/// directory is modified when an entry is made, removed or renamed in it,
+/// so what went is found through its directory. Links are not followed.
+fn modified_since(roots: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
+    let recent = |metadata: &std::fs::Metadata| metadata.modified().is_ok_and(|modified| modified >= since);
+    let mut missed = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        match std::fs::symlink_metadata(root) {
+            Ok(metadata) if recent(&metadata) => missed.push(root.clone()),
+            Ok(_) => {}
+            // Gone: the parent's watch reports it when it comes back.
+            Err(_) => continue,
+        }
+        // A root that is a link is walked where it leads, as the catalog does.
+        dirs.push(root.clone());
+    }
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let Ok(metadata) = entry.metadata() else { continue };
+            if recent(&metadata) {
+                missed.push(entry.path());
+            }
+            if metadata.is_dir() {
+                dirs.push(entry.path());
+            }
+        }
+    }
+    missed.sort();
+    missed.dedup();
+    missed
+}
+
 /// What set off a reload.
 #[derive(Debug)]
 enum Seen {
@@ -160,6 +328,25 @@ enum Seen {
 /// A watcher on every root and on the roots' parents, sending the paths of
 /// each relevant event.
 fn start_watcher(
+    roots: &[PathBuf],
+    events: mpsc::UnboundedSender<Seen>,
+    own_reads: Arc<OwnReads>,
+) -> Option<RecommendedWatcher> {
+    let mut watcher = new_watcher(roots, events, own_reads)?;
+    for root in roots.iter().filter(|root| root.is_dir()) {
+        watch_root(&mut watcher, root);
+    }
+    for parent in &parents(roots) {
+        if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
+            tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
+        }
+    }
+    Some(watcher)
+}
+
+/// A watcher with no watch yet, sending the paths of each relevant event
+/// under `roots` (and of the roots themselves in their parents).
+fn new_watcher(
     roots: &[PathBuf],
     events: mpsc::UnboundedSender<Seen>,
     own_reads: Arc<OwnReads>,
@@ -198,22 +385,13 @@ fn start_watcher(
         };
         let _ = events.send(seen);
     });
-    let mut watcher = match watcher {
-        Ok(watcher) => watcher,
+    match watcher {
+        Ok(watcher) => Some(watcher),
         Err(error) => {
             tracing::warn!(%error, "cannot watch the roots for changes");
-            return None;
-        }
-    };
-    for root in roots.iter().filter(|root| root.is_dir()) {
-        watch_root(&mut watcher, root);
-    }
-    for parent in &parents {
-        if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
-            tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
+            None
         }
     }
-    Some(watcher)
 }
 
 /// Watches `root` and everything below it; a failure is logged, and the
@@ -285,8 +463,10 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
                 reloading.reload()
             }
         };
+        let reloading = Instant::now();
         let failed = match tokio::task::spawn_blocking(reload).await {
             Ok(Ok(change)) => {
+                tracing::debug!(ms = reloading.elapsed().as_millis(), "reloaded");
                 server.notify(change).await;
                 continue;
             }
@@ -301,11 +481,17 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
 
 /// Watches the roots the project moved to ([`SkillServer`] follows its
 /// client's roots), in place of the old ones; the server has walked them.
+/// Waits for the first watches (`first_set`): set up later, they would
+/// replace a move's.
 async fn follow_moves(
     mut moves: tokio::sync::watch::Receiver<Arc<[PathBuf]>>,
+    mut first_set: tokio::sync::watch::Receiver<bool>,
     watches: Watches,
     events: mpsc::UnboundedSender<Seen>,
 ) {
+    if first_set.wait_for(|&done| done).await.is_err() {
+        return;
+    }
     while moves.changed().await.is_ok() {
         *watches.roots.lock().unwrap_or_else(PoisonError::into_inner) = absolute(&moves.borrow_and_update());
         let (watches, events) = (watches.clone(), events.clone());
@@ -369,7 +555,7 @@ async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option
 mod tests {
     use std::path::PathBuf;
 
-    use super::parents;
+    use super::{caught_up_file_clock, modified_since, parents};
 
     /// A parent is watched once, and not where a root's recursive watch
     /// covers it already (a watch set again there would stop being recursive).
@@ -379,5 +565,23 @@ mod tests {
         let roots = paths(&["/srv/skills", "/srv/more", "/srv/skills/nested/deep", "/srv/skills/inner", "/opt/x/.."]);
         assert_eq!(parents(&roots), paths(&["/srv"]));
         assert_eq!(parents(&paths(&["/srv/skills", "/"])), paths(&[]));
+    }
+
+    /// A tree written just before the first walk is not "modified while
+    /// it was read": the mark is a coarse reading that caught up with the
+    /// precise clock, not one a tick or more behind the files' times.
+    #[test]
+    fn what_was_written_before_the_mark_is_not_modified_since() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().join("skills");
+        for i in 0..50 {
+            std::fs::create_dir_all(root.join(format!("s{i}"))).expect("mkdir");
+            std::fs::write(root.join(format!("s{i}/SKILL.md")), "---\nname: s\n---\n").expect("write");
+            let mark = caught_up_file_clock();
+            assert_eq!(modified_since(std::slice::from_ref(&root), mark), Vec::<PathBuf>::new(), "round {i}");
+            // Written after the mark, it is.
+            std::fs::write(root.join(format!("s{i}/SKILL.md")), "edited").expect("write");
+            assert_eq!(modified_since(std::slice::from_ref(&root), mark), [root.join(format!("s{i}/SKILL.md"))]);
+        }
     }
 }

@@ -3,26 +3,26 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
-use arc_swap::ArcSwap;
+use arc_swap::ArcSwapOption;
 use base64::Engine;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams, GetSkillResult,
-    Implementation, ListPromptsResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    Prompt, PromptMessage, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    Tool, UnsubscribeRequestParams,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, GetSkillRequestParams,
+    GetSkillResult, Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::{
-    AgentProfile, Budget, BuildError, Catalog, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
-    ToolResult,
+    AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool,
+    ToolDeclaration, ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -31,6 +31,7 @@ use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication, Version};
+use crate::ready::{INSTRUCTIONS_WAIT, Ready, Stage, loading_instructions};
 use crate::subscribers::{Full, MAX_SUBSCRIPTIONS, Severity, Subscriber, Subscribers};
 use crate::uri::{UriError, canonical};
 
@@ -87,6 +88,13 @@ pub struct Options {
     pub budget: Budget,
     /// When `find_skills` is offered.
     pub find_skills: FindSkills,
+    /// How long `initialize` waits for a catalog that is still being read
+    /// ([`SkillServer::loading`]), counted from the server's start, before
+    /// its `instructions` say the catalog is loading.
+    pub instructions_wait: Duration,
+    /// Log every skill and file left out, not only the first five of a
+    /// generation and a count.
+    pub verbose: bool,
     /// Where the catalog's skills were looked for: the `instructions` of a
     /// catalog with no skill name them ([`no_skills`](crate::no_skills)).
     pub looked_in: Vec<PathBuf>,
@@ -103,6 +111,8 @@ impl Default for Options {
             format: Format::default(),
             budget: DEFAULT_BUDGET,
             find_skills: FindSkills::default(),
+            instructions_wait: INSTRUCTIONS_WAIT,
+            verbose: false,
             looked_in: Vec::new(),
             client_roots: ClientRoots::default(),
         }
@@ -138,9 +148,19 @@ impl Change {
 
 #[derive(Debug)]
 struct Shared {
-    live: LiveCatalog,
+    /// Set once the first build ends (after `current`); reloads wait for it.
+    live: OnceLock<Result<LiveCatalog, BuildError>>,
     options: Options,
-    current: ArcSwap<Generation>,
+    /// None until the first generation is published.
+    current: ArcSwapOption<Generation>,
+    /// The first catalog and its level 1, as soon as they are read (before
+    /// their publication): enough for `initialize` and tool calls.
+    first: OnceLock<(Catalog, Level1)>,
+    /// Whether the first build ended, for requests that wait for it.
+    ready: Ready,
+    /// Whether a client was told the catalog is loading (and so to call
+    /// `find_skills`): it is offered from then on.
+    told_loading: AtomicBool,
     digests: DigestCache,
     /// Sessions on the `initialize` handshake, told of changes directly.
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -173,19 +193,69 @@ pub struct SkillServer {
 
 impl SkillServer {
     /// The server over `live`'s current snapshot; builds the first
-    /// publication (a walk of every skill directory) and prints on stderr
-    /// why any skill is left out.
-    pub fn new(live: LiveCatalog, mut options: Options) -> SkillServer {
+    /// publication (a walk of every skill directory) before it returns and
+    /// logs why any skill is left out.
+    pub fn new(live: LiveCatalog, options: Options) -> SkillServer {
+        let server = SkillServer::unloaded(options);
+        server.publish_first(Ok(live));
+        server
+    }
+
+    /// The server over the catalog `builder` builds, returning at once: the
+    /// first catalog and its publication are built on a thread of their
+    /// own, and requests are answered meanwhile. `initialize` waits for it
+    /// up to [`Options::instructions_wait`], then answers with
+    /// [`loading_instructions`]; a request that needs the catalog waits for
+    /// it, with `notifications/progress` when it carries a `progressToken`.
+    /// [`loaded`](SkillServer::loaded) waits for it too.
+    ///
+    /// ```
+    /// use skilldeck::Catalog;
+    /// use skilldeck_mcp::{Options, SkillServer};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("hello")).unwrap();
+    /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n").unwrap();
+    /// let server = SkillServer::loading(Catalog::builder().root(dir.path()), Options::default());
+    /// // Serve it now (`skilldeck_mcp::serve_stdio(server.clone())`); the catalog comes when it is read.
+    /// let catalog = server.loaded().await.unwrap();
+    /// assert_eq!(catalog.get("hello").unwrap().description(), Some("Hi."));
+    /// # });
+    /// ```
+    pub fn loading(builder: CatalogBuilder, options: Options) -> SkillServer {
+        let server = SkillServer::unloaded(options);
+        let loader = server.clone();
+        let spawned = std::thread::Builder::new().name("first-catalog".into()).spawn(move || {
+            loader.shared.ready.walk_begins();
+            let started = std::time::Instant::now();
+            let live = {
+                // The first walk floods a watcher set up meanwhile: reads of our own.
+                let _reading = loader.shared.own_reads.start();
+                LiveCatalog::new(builder)
+            };
+            tracing::debug!(ms = started.elapsed().as_millis(), "first catalog built");
+            loader.publish_first(live);
+        });
+        if let Err(error) = spawned {
+            // No thread to spare: the requests wait for ever rather than answer from nothing.
+            tracing::error!(%error, "cannot start reading the skill catalog");
+        }
+        server
+    }
+
+    /// A server with no catalog yet.
+    fn unloaded(mut options: Options) -> SkillServer {
         options.page_size = options.page_size.max(1);
-        let catalog = live.snapshot();
-        let publication = Publication::build(&catalog, options.profile.as_ref());
-        let level1 = level1(&catalog, &options, &options.looked_in);
         let (changes, _) = broadcast::channel(16);
         let project = Project::new(&options);
         let shared = Shared {
-            live,
+            live: OnceLock::new(),
+            ready: Ready::new(options.instructions_wait),
             options,
-            current: ArcSwap::from_pointee(Generation { catalog, publication, level1 }),
+            current: ArcSwapOption::empty(),
+            first: OnceLock::new(),
+            told_loading: AtomicBool::new(false),
             digests: DigestCache::default(),
             peers: Mutex::default(),
             changes,
@@ -195,10 +265,69 @@ impl SkillServer {
             subscribers: Subscribers::default(),
             project,
         };
-        let server = SkillServer { shared: Arc::new(shared), session: Arc::default() };
-        server.report(&server.generation());
-        warm_search(server.generation(), &server.shared.own_reads);
-        server
+        SkillServer { shared: Arc::new(shared), session: Arc::default() }
+    }
+
+    /// Publishes the first catalog (or its failure) and wakes the requests
+    /// waiting for it: tool calls as soon as it is read, the others once
+    /// its publication is built.
+    fn publish_first(&self, live: Result<LiveCatalog, BuildError>) {
+        match &live {
+            Ok(live) => {
+                let _reading = self.shared.own_reads.start();
+                let catalog = live.snapshot();
+                // Where the server was told it looked: a move to the client's
+                // project waits for this build, so it is still the place.
+                let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
+                warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
+                let _ = self.shared.first.set((catalog.clone(), level1.clone()));
+                self.shared.ready.reach(Stage::Read);
+                let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
+                let generation = Arc::new(Generation { catalog, publication, level1 });
+                self.shared.current.store(Some(generation.clone()));
+                self.report(&generation);
+            }
+            Err(error) => tracing::error!(%error, "cannot build the skill catalog"),
+        }
+        let _ = self.shared.live.set(live);
+        self.shared.ready.reach(Stage::Published);
+    }
+
+    /// Waits for the first catalog and returns it (what its warnings say,
+    /// whether its store could be read, whether it has any skill): the one
+    /// built from the roots the server was given, even when the client's
+    /// roots have moved it since.
+    ///
+    /// # Errors
+    ///
+    /// As [`LiveCatalog::new`]: the configuration makes no sense.
+    pub async fn loaded(&self) -> Result<Catalog, BuildError> {
+        self.shared.ready.reached(Stage::Published).await;
+        match self.shared.first.get() {
+            Some((catalog, _)) => Ok(catalog.clone()),
+            None => self.live().map(LiveCatalog::snapshot),
+        }
+    }
+
+    /// The first catalog, as soon as it is read (its publication may still
+    /// be being built); none if it could not be. Blocking: call it off the
+    /// async threads, inside the runtime.
+    pub(crate) fn first_catalog(&self) -> Option<Catalog> {
+        tokio::runtime::Handle::current().block_on(self.shared.ready.reached(Stage::Read));
+        match self.shared.first.get() {
+            Some((catalog, _)) => Some(catalog.clone()),
+            None => self.live().ok().map(LiveCatalog::snapshot),
+        }
+    }
+
+    /// When the server began reading its first catalog.
+    pub(crate) fn loading_began(&self) -> std::time::SystemTime {
+        self.shared.ready.began()
+    }
+
+    /// The live catalog, once the first build ended (blocking until then).
+    fn live(&self) -> Result<&LiveCatalog, BuildError> {
+        self.shared.live.wait().as_ref().map_err(Clone::clone)
     }
 
     /// Reloads the catalog from its sources and publishes the new
@@ -209,9 +338,10 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::reload`]; the current generation stays.
     pub fn reload(&self) -> Result<Change, BuildError> {
+        let live = self.live()?;
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(self.shared.live.reload()?, None)
+        self.publish(live.reload()?, None)
     }
 
     /// Like [`reload`](SkillServer::reload), after the files and directories
@@ -224,30 +354,35 @@ impl SkillServer {
     ///
     /// As [`LiveCatalog::reload_changed`]; the current generation stays.
     pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
+        let live = self.live()?;
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(self.shared.live.reload_changed(changed)?, Some(changed))
+        self.publish(live.reload_changed(changed)?, Some(changed))
     }
 
     /// Publishes `catalog` as the new generation, keeping the current
     /// generation's files of the skills `changed` leaves alone (all are
     /// walked again without it).
     fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Result<Change, BuildError> {
-        let current = self.generation();
+        let started = std::time::Instant::now();
+        let Some(current) = self.generation() else {
+            unreachable!("reloads wait for the first catalog, which is published before they start")
+        };
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
+        tracing::debug!(ms = started.elapsed().as_millis(), "publication rebuilt");
         let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
         let next = Arc::new(Generation { catalog, publication, level1 });
-        let previous = self.shared.current.swap(next.clone());
+        let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
-        warm_search(next.clone(), &self.shared.own_reads);
+        warm_search(&next.catalog, self.offers(&next.level1), &self.shared.own_reads);
         let served = next.publication.entries.len();
         self.shared.subscribers.log(Severity::Info, format!("catalog reloaded: {served} skills served"));
         Ok(Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
-            tools: previous.level1.find_skills != next.level1.find_skills,
+            tools: self.offers_find_skills(&previous) != self.offers_find_skills(&next),
         })
     }
 
@@ -263,8 +398,12 @@ impl SkillServer {
         }
         self.notify_lists(change).await;
         let server = self.clone();
-        let updates = blocking(move || server.shared.subscribers.updates(&server.generation().publication)).await;
-        self.shared.subscribers.send(updates.unwrap_or_default()).await;
+        let updates = blocking(move || {
+            // Reloads come after the first publication: there is always one.
+            server.generation().map(|generation| server.shared.subscribers.updates(&generation.publication))
+        })
+        .await;
+        self.shared.subscribers.send(updates.ok().flatten().unwrap_or_default()).await;
     }
 
     /// Sends `message` to every session whose log level lets `level`
@@ -317,23 +456,26 @@ impl SkillServer {
 
     /// Walks `roots`, looked for in `looked_in`, in place of the current
     /// roots, and publishes the new generation (the file watcher follows).
-    /// Blocking.
+    /// Blocking, and waits for the first catalog: a move never races the
+    /// first build, whose generation it replaces.
     pub(crate) fn set_roots(&self, roots: Vec<PathBuf>, looked_in: Vec<PathBuf>) -> Result<Change, BuildError> {
+        let live = self.live()?;
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        let catalog = self.shared.live.set_roots(roots.clone())?;
+        let catalog = live.set_roots(roots.clone())?;
         self.shared.project.moved(&roots, &looked_in);
         self.publish(catalog, None)
     }
 
-    /// The roots walked now.
+    /// The roots walked now (none when the first catalog could not be
+    /// built). Blocking until the first build ends.
     pub(crate) fn roots(&self) -> Vec<PathBuf> {
-        self.shared.live.roots()
+        self.live().map(LiveCatalog::roots).unwrap_or_default()
     }
 
-    /// Whether the current generation exposes no skill.
+    /// Whether the current generation exposes no skill (none is published yet).
     pub(crate) fn is_empty(&self) -> bool {
-        self.generation().catalog.skills().len() == 0
+        self.generation().is_none_or(|generation| generation.catalog.skills().len() == 0)
     }
 
     /// Where the catalog looked, and the client's roots it may follow.
@@ -341,9 +483,75 @@ impl SkillServer {
         &self.shared.project
     }
 
-    /// The current generation: a request takes it once and answers from it.
-    pub(crate) fn generation(&self) -> Arc<Generation> {
+    /// The current generation, once the first is built.
+    pub(crate) fn generation(&self) -> Option<Arc<Generation>> {
         self.shared.current.load_full()
+    }
+
+    /// The current generation, waiting for the first publication in a
+    /// handler that cannot await (the filter a `subscriptions/listen`
+    /// stream is acknowledged with): a worker of a multi-thread runtime
+    /// hands its other tasks on and waits; a current-thread runtime's one
+    /// thread cannot, and gets none while the catalog loads.
+    fn published_blocking(&self) -> Option<Arc<Generation>> {
+        if self.generation().is_none() {
+            let wait = || {
+                let _ = self.shared.live.wait();
+            };
+            match tokio::runtime::Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
+                Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
+                Ok(_) => {}
+                Err(_) => wait(),
+            }
+        }
+        self.generation()
+    }
+
+    /// The current generation, waiting for the first (with progress): a
+    /// request takes it once and answers from it.
+    async fn ready(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Generation>, McpError> {
+        if let Some(generation) = self.generation() {
+            return Ok(generation);
+        }
+        self.shared.ready.wait(Stage::Published, context).await?;
+        match self.live() {
+            Ok(_) => self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None)),
+            Err(error) => Err(McpError::internal_error(format!("the skill catalog could not be built: {error}"), None)),
+        }
+    }
+
+    /// The current catalog and its level 1, waiting (with progress) only
+    /// until the first is read, not for its publication: what a tool call needs.
+    async fn catalog(&self, context: &RequestContext<RoleServer>) -> Result<(Catalog, Level1), McpError> {
+        if let Some(generation) = self.generation() {
+            return Ok((generation.catalog.clone(), generation.level1.clone()));
+        }
+        self.shared.ready.wait(Stage::Read, context).await?;
+        match (self.generation(), self.shared.first.get()) {
+            (Some(generation), _) => Ok((generation.catalog.clone(), generation.level1.clone())),
+            (None, Some(first)) => Ok(first.clone()),
+            (None, None) => self.ready(context).await.map(|g| (g.catalog.clone(), g.level1.clone())),
+        }
+    }
+
+    /// Whether `generation` offers `find_skills`: when its text is cut, when
+    /// told to always, and once a client was told to call it while the
+    /// catalog was loading.
+    fn offers_find_skills(&self, generation: &Generation) -> bool {
+        self.offers(&generation.level1)
+    }
+
+    fn offers(&self, level1: &Level1) -> bool {
+        level1.find_skills || self.shared.told_loading.load(Ordering::SeqCst)
+    }
+
+    /// What `initialize` and `server/discover` wait for: the first catalog,
+    /// up to the deadline. A client not given it is told it is loading.
+    async fn wait_for_instructions(&self) {
+        if !self.shared.ready.wait_for_instructions().await {
+            self.shared.told_loading.store(true, Ordering::SeqCst);
+            tracing::debug!("instructions sent before the catalog was read: they say it is loading");
+        }
     }
 
     /// The server's own reads of the trees, for the watcher to tell their
@@ -368,35 +576,64 @@ impl SkillServer {
             .filter_map(|e| e.listing.as_ref().err().map(|why| (Unserved::FromList, &e.name, why)));
         let refused =
             publication.entries.iter().flat_map(|e| e.refused.iter().map(|why| (Unserved::File, &e.name, why)));
-        for (what, name, why) in left_out.chain(unlisted).chain(refused) {
-            if !reported.insert(format!("{what:?}\0{name}\0{why}")) {
-                continue;
-            }
-            let said = match what {
-                Unserved::Skill => {
+        let new: Vec<_> = left_out
+            .chain(unlisted)
+            .chain(refused)
+            .filter(|(what, name, why)| reported.insert(format!("{what:?}\0{name}\0{why}")))
+            .collect();
+        // A public registry's tree has hundreds: the first few, then a count,
+        // on stderr and to the sessions that asked for warnings alike.
+        let shown = if self.shared.options.verbose { new.len() } else { new.len().min(DIAGNOSTICS_SHOWN) };
+        for (i, &(what, name, why)) in new.iter().enumerate() {
+            let said = match (what, i < shown) {
+                (Unserved::Skill, true) => {
                     tracing::warn!(skill = name, reason = why, "skill not served over MCP");
                     "skill not served over MCP"
                 }
-                Unserved::FromList => {
+                (Unserved::FromList, true) => {
                     tracing::warn!(skill = name, reason = why, "skill not in skills/list");
                     "skill not in skills/list"
                 }
-                Unserved::File => {
+                (Unserved::File, true) => {
                     tracing::warn!(skill = name, reason = why, "file of a skill not served");
                     "file of a skill not served"
                 }
+                (what, false) => {
+                    tracing::debug!(skill = name, reason = why, ?what, "not served");
+                    continue;
+                }
             };
             self.shared.subscribers.log(Severity::Warning, format!("{said}: {name}: {why}"));
+        }
+        if shown < new.len() {
+            let kinds = [
+                (Unserved::Skill, "skills not served over MCP"),
+                (Unserved::FromList, "skills not in skills/list"),
+                (Unserved::File, "files of skills not served"),
+            ];
+            let counts: Vec<String> = kinds
+                .iter()
+                .map(|&(kind, said)| (new.iter().filter(|(what, ..)| *what == kind).count(), said))
+                .filter(|&(count, _)| count > 0)
+                .map(|(count, said)| format!("{count} {said}"))
+                .collect();
+            let summary = format!(
+                "{} left out in all ({}); the first {shown} are above, --verbose prints every one",
+                new.len(),
+                counts.join(", ")
+            );
+            tracing::warn!("{summary}");
+            self.shared.subscribers.log(Severity::Warning, summary);
         }
     }
 
     /// The tools a generation offers: `skill` (or `load_skill`), then
     /// `find_skills` when it is offered.
-    fn tools(&self, generation: &Generation) -> Vec<Tool> {
+    fn tools(&self, level1: &Level1) -> Vec<Tool> {
         let declaration = self.declaration();
         let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
         let mut tools = vec![Tool::new(declaration.name, declaration.description, schema)];
-        if generation.level1.find_skills {
+        if self.offers(level1) {
             tools.push(Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()));
         }
         tools
@@ -430,14 +667,14 @@ impl SkillServer {
 /// Builds the search index of a generation that offers `find_skills` on a
 /// thread of its own, so that the first call does not wait for it (it reads
 /// every body). A call that comes sooner waits for this build, not another.
-fn warm_search(generation: Arc<Generation>, own_reads: &Arc<OwnReads>) {
-    if !generation.level1.find_skills {
+fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>) {
+    if !find_skills {
         return;
     }
-    let own_reads = own_reads.clone();
+    let (catalog, own_reads) = (catalog.clone(), own_reads.clone());
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
         let _reading = own_reads.start();
-        let _ = generation.catalog.search("", 1);
+        let _ = catalog.search("", 1);
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
@@ -497,8 +734,12 @@ fn level1(catalog: &Catalog, options: &Options, looked_in: &[PathBuf]) -> Level1
     Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills, looked_in)
 }
 
+/// How many diagnostics of what is not served are logged in full at once,
+/// without [`Options::verbose`].
+const DIAGNOSTICS_SHOWN: usize = 5;
+
 /// What a diagnostic says is not served.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Unserved {
     /// The whole skill, on every surface.
     Skill,
@@ -572,9 +813,28 @@ impl ServerHandler for SkillServer {
         let mut config = ServerConfig::new(capabilities);
         config.server_info = Implementation::new("skilldeck", env!("CARGO_PKG_VERSION"));
         // Hosts read it once, at `initialize` (or `server/discover`): the
-        // generation current then.
-        config.instructions = self.generation().level1.instructions.clone();
+        // generation current then, or word that the catalog is loading.
+        config.instructions = match (self.generation(), self.shared.first.get()) {
+            (Some(generation), _) => generation.level1.instructions.clone(),
+            (None, Some((_, level1))) => level1.instructions.clone(),
+            (None, None) => Some(loading_instructions(self.declaration().name)),
+        };
         config
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        self.wait_for_instructions().await;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, McpError> {
+        self.wait_for_instructions().await;
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info()))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -589,24 +849,37 @@ impl ServerHandler for SkillServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.tools(&self.generation());
+        // Told the catalog is loading, a client is offered both tools
+        // whatever the catalog: no need to wait for it.
+        let tools = match self.generation() {
+            None if self.shared.told_loading.load(Ordering::SeqCst) => {
+                let declaration = self.declaration();
+                let schema = declaration.input_schema.as_object().cloned().unwrap_or_default();
+                vec![
+                    Tool::new(declaration.name, declaration.description, schema),
+                    Tool::new(FIND_SKILLS, find_skills::DESCRIPTION, find_skills::input_schema()),
+                ]
+            }
+            _ => self.tools(&self.catalog(&context).await?.1),
+        };
         Ok(ListToolsResult::with_all_items(tools).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let generation = self.generation();
+        // The catalog alone: its publication may still be being built.
+        let (catalog, level1) = self.catalog(&context).await?;
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let result = if request.name == FIND_SKILLS && generation.level1.find_skills {
+        let result = if request.name == FIND_SKILLS && self.offers(&level1) {
             let profile = self.shared.options.profile.clone();
-            blocking(move || find_skills::call(&generation.catalog, profile.as_ref(), &args)).await?
+            blocking(move || find_skills::call(&catalog, profile.as_ref(), &args)).await?
         } else if request.name == self.declaration().name {
-            self.call(&generation.catalog, &args)
+            self.call(&catalog, &args)
         } else {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
         };
@@ -619,9 +892,9 @@ impl ServerHandler for SkillServer {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let cursor = request.and_then(|r| r.cursor);
         let (page, next) = generation
             .publication
@@ -636,9 +909,9 @@ impl ServerHandler for SkillServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let entry = generation.publication.by_name(&request.name).filter(|e| e.prompt);
         let Some(entry) = entry else {
             return Err(invalid_params(format!("Unknown prompt: {}", request.name)));
@@ -657,9 +930,9 @@ impl ServerHandler for SkillServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
@@ -678,9 +951,9 @@ impl ServerHandler for SkillServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let uri = served_uri(&generation.publication, &request.uri)?;
         let requested = request.uri;
         let contents = blocking(move || {
@@ -720,7 +993,8 @@ impl ServerHandler for SkillServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let generation = self.generation();
+        // Waits for the publication, as a read does: it alone knows what is served.
+        let generation = self.ready(&context).await?;
         let canonical = served_uri(&generation.publication, &request.uri)?;
         let key = canonical.clone();
         let version = blocking(move || generation.publication.version(&key)).await?;
@@ -764,9 +1038,9 @@ impl ServerHandler for SkillServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
@@ -787,9 +1061,9 @@ impl ServerHandler for SkillServer {
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, McpError> {
-        let generation = self.generation();
+        let generation = self.ready(&context).await?;
         let server = self.clone();
         let manifest = blocking(move || match generation.publication.by_uri(&request.uri) {
             Some(entry) if entry.listing.is_ok() => entry
@@ -816,9 +1090,14 @@ impl ServerHandler for SkillServer {
         accepted.tools_list_changed = requested.tools_list_changed.filter(|&on| on);
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
             // The files served now, up to the cap; the acknowledgment tells
-            // the client which of its URIs are followed.
-            let publication = &self.generation().publication;
-            let served = uris.iter().filter(|uri| served_uri(publication, uri).is_ok());
+            // the client which of its URIs are followed. Without a
+            // publication to tell (see `published_blocking`), every URI of a
+            // file in a skill, and `listen` follows those served once it is.
+            let generation = self.published_blocking();
+            let served = uris.iter().filter(|uri| match &generation {
+                Some(generation) => served_uri(&generation.publication, uri).is_ok(),
+                None => canonical(uri).is_ok(),
+            });
             let mut followed: Vec<String> = Vec::new();
             for uri in served {
                 if !followed.contains(uri) && followed.len() < MAX_SUBSCRIPTIONS {
@@ -840,7 +1119,14 @@ impl ServerHandler for SkillServer {
         // counts as not seen (its next reload is an update).
         let _files = match accepted.resource_subscriptions.clone().filter(|uris| !uris.is_empty()) {
             Some(uris) => {
-                let generation = self.generation();
+                // Acknowledged before the first publication, on a runtime that could not wait for it.
+                tokio::select! {
+                    () = context.cancelled() => return Ok(()),
+                    () = self.shared.ready.reached(Stage::Published) => {}
+                }
+                let Some(generation) = self.generation() else {
+                    return Err(McpError::internal_error("the skill catalog could not be built", None));
+                };
                 let files = blocking(move || {
                     let publication = &generation.publication;
                     let files = uris.into_iter().filter_map(|uri| {

@@ -19,6 +19,8 @@ use serde_json::{Map, Value, json};
 use skilldeck::{Catalog, LiveCatalog, SkillTool};
 use skilldeck_mcp::{Options, SkillServer, Watch};
 
+mod ready;
+
 fn write(root: &Path, rel: &str, bytes: &[u8]) {
     let path = root.join(rel);
     fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,0 +1,230 @@
+//! Serving before the catalog is read (`SkillServer::loading`): a provider
+//! that blocks until the test releases it holds the first build, so what is
+//! answered before and after it ends cannot depend on timing.
+
+use std::sync::Mutex;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use skilldeck::{Catalog, CatalogBuilder, SkillDef, SkillTool};
+use skilldeck_mcp::{ClientRoots, Options, SkillServer};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+
+/// A builder whose provider blocks until the returned sender sends (or is
+/// dropped), then gives the data skill `gamma`.
+fn held() -> (CatalogBuilder, mpsc::Sender<()>) {
+    let (release, held) = mpsc::channel::<()>();
+    let held = Mutex::new(held);
+    let builder = Catalog::builder().provider(move || {
+        let _ = held.lock().unwrap().recv();
+        Ok(vec![SkillDef::new("gamma").description("Gamma.").content("Gamma body.\n")])
+    });
+    (builder, release)
+}
+
+fn gamma() -> String {
+    let catalog = Catalog::builder().skill(SkillDef::new("gamma").description("Gamma.").content("Gamma body.\n"));
+    SkillTool::new(&catalog.build().unwrap()).load("gamma", skilldeck::SampleLimit::Default).output
+}
+
+/// Raw newline-delimited JSON-RPC with the server, over an in-memory pipe.
+struct Wire {
+    write: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+}
+
+impl Wire {
+    fn connect(server: SkillServer) -> Wire {
+        let (client, server_io) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server_io);
+        tokio::spawn(skilldeck_mcp::serve_lines(server, read, write));
+        let (read, write) = tokio::io::split(client);
+        Wire { write, lines: BufReader::new(read).lines() }
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+
+    /// The next message the server writes, within ten seconds.
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line()).await;
+        serde_json::from_str(&line.expect("an answer in time").unwrap().expect("a line")).unwrap()
+    }
+
+    async fn initialize(&mut self) -> Value {
+        self.initialize_with(json!({})).await
+    }
+
+    /// `initialize` declaring the client's `capabilities`, then `notifications/initialized`.
+    async fn initialize_with(&mut self, capabilities: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "0"}}}))
+            .await;
+        let answer = self.next().await;
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        answer
+    }
+}
+
+#[tokio::test]
+async fn initialize_answers_while_the_catalog_is_read_and_requests_wait_with_progress() {
+    let (builder, release) = held();
+    let options = Options { instructions_wait: Duration::ZERO, ..Options::default() };
+    let mut wire = Wire::connect(SkillServer::loading(builder, options));
+
+    let initialized = wire.initialize().await;
+    assert_eq!(initialized["result"]["instructions"], json!(skilldeck_mcp::loading_instructions("skill")));
+
+    // Told to call find_skills, the client is offered it without waiting.
+    wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    let tools = wire.next().await;
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["skill", "find_skills"]);
+
+    // A call waits, and says so while it does.
+    wire.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "_meta": {"progressToken": "p"}, "name": "skill", "arguments": {"name": "gamma"}}}))
+        .await;
+    let progress = wire.next().await;
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "p");
+    let message = progress["params"]["message"].as_str().unwrap();
+    assert!(message.starts_with("reading the skill catalog ("), "{message}");
+
+    release.send(()).unwrap();
+    let answer = loop {
+        let message = wire.next().await;
+        if message.get("id") == Some(&json!(2)) {
+            break message;
+        }
+        assert_eq!(message["method"], "notifications/progress", "{message}");
+    };
+    assert_eq!(answer["result"]["isError"], json!(false));
+    assert_eq!(answer["result"]["content"][0]["text"], json!(gamma()));
+
+    // find_skills stays offered for the rest of the process.
+    wire.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})).await;
+    assert_eq!(wire.next().await["result"]["tools"][1]["name"], "find_skills");
+}
+
+#[tokio::test]
+async fn initialize_carries_the_catalog_when_it_is_read_within_the_wait() {
+    let (builder, release) = held();
+    let options = Options { instructions_wait: Duration::from_secs(60), ..Options::default() };
+    let server = SkillServer::loading(builder, options);
+    let mut wire = Wire::connect(server.clone());
+    let releasing = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        release.send(()).unwrap();
+    });
+    let initialized = wire.initialize().await;
+    releasing.join().unwrap();
+    let catalog = server.loaded().await.unwrap();
+    assert_eq!(initialized["result"]["instructions"], json!(skilldeck::render::toolnexus(&catalog)));
+    assert_eq!(catalog.get("gamma").unwrap().description(), Some("Gamma."));
+    wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await;
+    assert_eq!(wire.next().await["result"]["tools"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_catalog_that_cannot_be_built_is_an_error_for_every_request_waiting_for_it() {
+    let server = SkillServer::loading(Catalog::builder().sample_limit(-2), Options::default());
+    let mut wire = Wire::connect(server.clone());
+    wire.initialize().await;
+    wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list"})).await;
+    let answer = wire.next().await;
+    assert_eq!(
+        answer["error"]["message"],
+        "the skill catalog could not be built: invalid sample limit -2: use 0 (ten files), a positive cap, or -1 (no file list)"
+    );
+    assert!(server.loaded().await.is_err());
+}
+
+#[tokio::test]
+async fn a_subscription_made_while_loading_waits_for_the_publication_as_a_read_does() {
+    let (builder, release) = held();
+    let options = Options { instructions_wait: Duration::ZERO, ..Options::default() };
+    let mut wire = Wire::connect(SkillServer::loading(builder, options));
+    wire.initialize().await;
+    let (served, unknown) = ("skill://gamma/SKILL.md", "skill://nope/SKILL.md");
+    wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": served}})).await;
+    wire.send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": unknown}})).await;
+    // The session's log level needs no catalog: answered while the subscriptions wait.
+    wire.send(json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "info"}})).await;
+    assert_eq!(wire.next().await, json!({"jsonrpc": "2.0", "id": 3, "result": {}}));
+
+    release.send(()).unwrap();
+    let mut answers = [wire.next().await, wire.next().await];
+    answers.sort_by_key(|answer| answer["id"].as_i64());
+    assert_eq!(answers[0], json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    // Judged by the publication, not guessed before it: the error a read gets.
+    assert_eq!(answers[1]["error"]["code"], -32602);
+    assert_eq!(answers[1]["error"]["message"], format!("No resource is served at {unknown}"));
+}
+
+/// A held first build, and a client whose roots name a project with a
+/// skill of its own: the move waits for the first catalog and is not undone
+/// by it, and the empty catalog's words are the loading ones until it is read.
+#[tokio::test]
+async fn the_clients_roots_move_the_catalog_after_the_first_build_never_before() {
+    let project = tempfile::tempdir().unwrap();
+    let project_dir = project.path().canonicalize().unwrap();
+    let skills = project_dir.join(".agents/skills/delta");
+    std::fs::create_dir_all(&skills).unwrap();
+    std::fs::write(skills.join("SKILL.md"), "---\nname: delta\ndescription: Delta.\n---\n").unwrap();
+    let (builder, release) = held();
+    let options = Options {
+        instructions_wait: Duration::ZERO,
+        client_roots: ClientRoots::Follow { home: None },
+        looked_in: vec!["/nowhere/.agents/skills".into()],
+        ..Options::default()
+    };
+    let server = SkillServer::loading(builder, options);
+    let mut wire = Wire::connect(server.clone());
+    let initialized = wire.initialize_with(json!({"roots": {"listChanged": true}})).await;
+    assert_eq!(initialized["result"]["instructions"], json!(skilldeck_mcp::loading_instructions("skill")));
+
+    // The server asks for the roots at once, while the catalog is still being read.
+    let asked = wire.next().await;
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    let uri = format!("file://{}", project_dir.display());
+    wire.send(json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [{"uri": uri, "name": "p"}]}})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // Only now is the first catalog read; the move comes after it and is told
+    // (its walk calls the provider again: released for good).
+    release.send(()).unwrap();
+    drop(release);
+    let first = server.loaded().await.unwrap();
+    assert_eq!(first.skills().map(|skill| skill.name().to_owned()).collect::<Vec<_>>(), ["gamma"]);
+    loop {
+        let told = wire.next().await;
+        if told["method"] == "notifications/prompts/list_changed" {
+            break;
+        }
+        assert!(told["method"].as_str().unwrap().ends_with("/list_changed"), "{told}");
+    }
+    wire.send(json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/list"})).await;
+    let prompts = loop {
+        let message = wire.next().await;
+        if message.get("id") == Some(&json!(1)) {
+            break message;
+        }
+    };
+    let names: Vec<&str> =
+        prompts["result"]["prompts"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["delta", "gamma"]);
+}
+
+#[tokio::test]
+async fn an_empty_catalog_read_within_the_wait_says_where_it_looked() {
+    let looked_in = vec![std::path::PathBuf::from("/nowhere/.agents/skills")];
+    let options =
+        Options { instructions_wait: Duration::from_secs(60), looked_in: looked_in.clone(), ..Options::default() };
+    let mut wire = Wire::connect(SkillServer::loading(Catalog::builder(), options));
+    let initialized = wire.initialize().await;
+    assert_eq!(initialized["result"]["instructions"], json!(skilldeck_mcp::no_skills(&looked_in)));
+}

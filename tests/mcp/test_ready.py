@@ -1,0 +1,194 @@
+"""Ready before the walk ends: `serve` answers `initialize` while a large catalog is still
+being read (its instructions then say so), and a request that needs the catalog waits for it,
+with `notifications/progress` when it carries a progressToken, and gets the right answer.
+
+The catalog is made slow by size: 8,000 skills take the debug binary seconds to read (the
+release binary some 100 ms), against a few milliseconds to answer `initialize` with
+`--instructions-wait 0`. A loaded machine only widens that gap, so nothing here races: the
+assertions are about order and content, never about wall-clock bounds."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcp.shared.exceptions import MCPError
+
+from support import ERAS, TRANSPORTS, RawStdio, Tree, cli_load, connect, skill_uri
+
+pytestmark = pytest.mark.anyio
+
+COMBOS = [pytest.param(tr, era, id=f"{tr}-{era}") for tr, era in itertools.product(TRANSPORTS, ERAS)]
+LOADING = (
+    "This server's skill catalog is still being read, so it is not listed here. Call find_skills with a few "
+    "words of the task to search every skill, or skill with a skill's name to load it; both answer once the "
+    "catalog is read."
+)
+SKILLS = 8000
+TARGET = "s07777"
+
+
+@pytest.fixture(scope="module")
+def large_tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
+    root = tmp_path_factory.mktemp("large")
+    for i in range(SKILLS):
+        d = root / f"s{i:05d}"
+        d.mkdir()
+        (d / "SKILL.md").write_bytes(
+            f"---\nname: s{i:05d}\ndescription: Generated skill number {i}.\nmetadata:\n  n: {i}\n---\n\nBody {i}.\n".encode()
+        )
+    return Tree(root=root, args=["--root", str(root), "--instructions-wait", "0"], names=[])
+
+
+@pytest.mark.parametrize(("transport", "era"), COMBOS)
+async def test_initialize_is_answered_before_the_catalog_and_a_call_waits_for_it(
+    transport: str, era: str, large_tree: Tree
+) -> None:
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, message))
+
+    async with connect(transport, era, large_tree.args) as client:
+        assert client.instructions == LOADING
+        result = await client.call_tool("skill", {"name": TARGET}, progress_callback=on_progress)
+        expected, _ = cli_load(TARGET, large_tree.args[:2])
+        assert not result.is_error
+        assert result.content[0].text == expected  # type: ignore[union-attr]
+        # Told to search, the client is offered find_skills, and it answers from the whole catalog.
+        tools = [tool.name for tool in (await client.list_tools()).tools]
+        assert tools == ["skill", "find_skills"]
+        found = await client.call_tool("find_skills", {"query": TARGET, "limit": 1})
+        assert f"\n1. {TARGET} (score " in found.content[0].text  # type: ignore[union-attr]
+    # The call was made while the catalog was still being read: it said so at once, and after.
+    assert progress, "no notifications/progress while the call waited"
+    assert all(message and message.startswith("reading the skill catalog (") for _, message in progress), progress
+    assert [value for value, _ in progress] == sorted(value for value, _ in progress)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+async def test_files_followed_before_the_catalog_is_read_are_judged_by_its_publication(
+    transport: str, large_tree: Tree
+) -> None:
+    """A subscription made while the catalog is read waits for its publication, as a read
+    does: a served file is followed, one not served is refused, never guessed at."""
+    served, unknown = skill_uri(TARGET), skill_uri("nope")
+    async with connect(transport, "auto", large_tree.args) as client:
+        assert client.instructions == LOADING
+        async with client.listen(resources_list_changed=True, resource_subscriptions=[served, unknown]) as sub:
+            assert sub.honored.resource_subscriptions == [served]
+    async with connect(transport, "legacy", large_tree.args) as client:
+        assert client.instructions == LOADING
+        await client.subscribe_resource(served)
+        with pytest.raises(MCPError) as caught:
+            await client.subscribe_resource(unknown)
+        assert (caught.value.error.code, caught.value.error.data) == (-32602, {"uri": unknown})
+
+
+def test_early_requests_wait_and_every_answer_comes_from_the_whole_catalog(large_tree: Tree) -> None:
+    """Raw stdio: requests sent back to back right after `initialize`, before the catalog is
+    read, are answered in full once it is, in order, each from the whole catalog."""
+    server = RawStdio(large_tree.args)
+    try:
+        started = time.monotonic()
+        assert server.handshake()["instructions"] == LOADING
+        answered = time.monotonic() - started
+        ids = [server.new_id() for _ in range(3)]
+        server.send({"jsonrpc": "2.0", "id": ids[0], "method": "prompts/list"})
+        server.send({"jsonrpc": "2.0", "id": ids[1], "method": "tools/call",
+                     "params": {"name": "skill", "arguments": {"name": TARGET}, "_meta": {"progressToken": 7}}})
+        server.send({"jsonrpc": "2.0", "id": ids[2], "method": "resources/read",
+                     "params": {"uri": f"skill://{TARGET}/SKILL.md"}})
+        # Answered in any order once the catalog is in; progress only before.
+        answers: dict[int, dict[str, Any]] = {}
+        notes: list[dict[str, Any]] = []
+        while len(answers) < 3:
+            message = server.recv(timeout=120)
+            if message.get("id") in ids:
+                answers[message["id"]] = message
+            else:
+                assert message.get("method") == "notifications/progress", message
+                assert not answers, "progress after an answer"
+                notes.append(message)
+        # The first page of prompts (2,000 skills a page), then the rest by cursor: every skill.
+        page = answers[ids[0]]["result"]
+        prompts = len(page["prompts"])
+        while page.get("nextCursor"):
+            page = server.request("prompts/list", {"cursor": page["nextCursor"]})["result"]
+            prompts += len(page["prompts"])
+        assert prompts == SKILLS
+        call = answers[ids[1]]
+        assert call["result"]["content"][0]["text"] == cli_load(TARGET, large_tree.args[:2])[0]
+        read = answers[ids[2]]
+        assert read["result"]["contents"][0]["text"] == (large_tree.root / TARGET / "SKILL.md").read_text()
+        assert notes and all(m["params"]["progressToken"] == 7 for m in notes), notes
+        # Generous: a host gives up near 10 s; the debug binary answers in milliseconds.
+        assert answered < 5, answered
+    finally:
+        server.close()
+
+
+def test_the_watch_set_up_after_a_slow_catalog_sees_an_edit(large_tree: Tree, tmp_path: Path) -> None:
+    """An edit made while the first catalog is read reaches the client (the walk may have read
+    the file before it: the watcher catches up once the catalog is in), and so does one made
+    after, both with resources/list_changed and the new text."""
+    root = tmp_path / "copy"
+    root.mkdir()
+    for i in range(0, SKILLS, 2):
+        name = f"s{i:05d}"
+        (root / name).mkdir()
+        (root / name / "SKILL.md").write_bytes((large_tree.root / name / "SKILL.md").read_bytes())
+    server = RawStdio(["--root", str(root), "--instructions-wait", "0"])
+    try:
+        assert server.handshake()["instructions"] == LOADING
+        first = root / "s00000" / "SKILL.md"
+        first.write_text("---\nname: s00000\ndescription: Edited while loading.\n---\n\nNew body.\n")
+
+        def text_of(name: str) -> Any:
+            answer = server.request("tools/call", {"name": "skill", "arguments": {"name": name}}, timeout=120)
+            return answer["result"]["content"][0]["text"]
+
+        deadline = time.monotonic() + 60
+        while "New body." not in text_of("s00000"):
+            assert time.monotonic() < deadline, "the edit made while loading never reached the client"
+            time.sleep(0.2)
+        last = root / f"s{SKILLS - 2:05d}" / "SKILL.md"
+        last.write_text(f"---\nname: s{SKILLS - 2:05d}\ndescription: Edited after.\n---\n\nLater body.\n")
+        while "Later body." not in text_of(f"s{SKILLS - 2:05d}"):
+            assert time.monotonic() < deadline, "the edit made after loading never reached the client"
+            time.sleep(0.2)
+    finally:
+        server.close()
+
+
+def test_serve_summarises_the_catalog_warnings_on_stderr(tmp_path: Path) -> None:
+    for i in range(8):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / "SKILL.md").write_bytes(b"---\nname: dup\ndescription: Same.\n---\n")
+    for verbose, shown in ((False, 5), (True, 7)):
+        server = RawStdio(["--root", str(tmp_path), *(["--verbose"] if verbose else [])])
+        try:
+            server.handshake()
+            server.request("prompts/list")  # the catalog is in: its warnings are printed
+            deadline = time.monotonic() + 15
+            while bytes(server.stderr).count(b"\n") < (7 if verbose else 6):
+                assert time.monotonic() < deadline, bytes(server.stderr)
+                time.sleep(0.05)
+            time.sleep(0.2)
+            lines = bytes(server.stderr).decode().splitlines()
+            dups = [line for line in lines if line.startswith('warning: duplicate skill name "dup"')]
+            assert [line.split(" (")[1].split("/")[-2] for line in dups] == [f"d{i}" for i in range(1, 1 + shown)]
+            summary = [line for line in lines if "warnings in all" in line]
+            if verbose:
+                assert summary == []
+            else:
+                assert summary == [
+                    "warning: 7 warnings in all (7 duplicate-name); the first 5 are above, --verbose prints every one"
+                ]
+        finally:
+            server.close()
