@@ -22,7 +22,6 @@ Exits 1 if a check fails.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import statistics
@@ -38,17 +37,7 @@ CLOSING = re.compile(r"\((\d+) more skills? (?:is|are) not listed here: call fin
 ENTRY = re.compile(r"^- \*\*(.+?)\*\*: ", re.MULTILINE)
 
 
-def stdio_server() -> Any:
-    """bench/mcp.py's `Server` (raw JSON-RPC on a server's pipes), loaded by path: the
-    file is named mcp.py, which `import` would take for the SDK."""
-    spec = importlib.util.spec_from_file_location("bench_mcp", ROOT / "bench" / "mcp.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.Server
-
-
-Server = stdio_server()
+from mcp_stdio import Server  # noqa: E402 (bench/, the script's folder, is on the path)
 
 
 def tokens(binary: Path, text: str) -> int:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MCP server benchmarks for `skilldeck serve` over stdio.
 
-  python3 bench/mcp.py [--bin PATH] [--tree DIR] [--calls N] [--runs N] [--sdk]
+  python3 bench/mcp_stdio.py [--bin PATH] [--tree DIR] [--calls N] [--runs N] [--sdk]
 
 Measures, with raw newline-delimited JSON-RPC on the server's pipes (so the figures are
 the server's, not a client library's):
@@ -35,8 +35,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# This file is named mcp.py: keep its folder off the path so `import mcp` finds the SDK.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 
 
 class Server:
