@@ -9,8 +9,8 @@
 //! and the watcher reports nothing until it is done: so first a quick
 //! watcher goes on the roots and on the directory of every `SKILL.md` the
 //! catalog found (one call each, no listing), each of those files and
-//! directories looked at before any watch is set and again right after its
-//! own (an edit to a known skill is reloaded at once), and what else was modified since the first
+//! directories looked at right after its watch is set (an edit to a known
+//! skill is reloaded at once), and what else was modified since the first
 //! walk began is reloaded (it may have read a file before an edit); then the recursive watch is set up, the quick one dropped, and
 //! what was modified meanwhile is reloaded too. A look for what was
 //! modified lists and stats the trees, opening no file and following no
@@ -232,14 +232,14 @@ fn candidates(catalog: &Catalog) -> Vec<PathBuf> {
 
 /// A watcher on the roots, their parents and the directory of each of
 /// `files` (sorted), none recursive: set up in one call per directory.
-/// Each of `files` and their directories modified at or after `since` is
-/// sent at once, and returned: first by a stat of each before any watch
-/// (some tens of ms on 8,000 skills: an edit to a known skill made while the
-/// first catalog was read or published, the usual change, is reloaded then,
-/// not after every watch is set, some 0.6 s, and the whole tree listed, 0.4 s
-/// more), then again right after its directory is watched, for an edit made
-/// between the two (sent unless its time is the one sent already). One made
-/// after its watch is the watcher's.
+/// Right after its directory is watched, each file and the directory are
+/// looked at (a stat each), and those modified at or after `since` are sent
+/// at once, and returned: an edit to a known skill made before its directory
+/// was watched, the usual change, is reloaded then, not after every watch is
+/// set (some 0.6 s on 8,000 skills) and the whole tree listed (0.4 s more).
+/// One made after is the watcher's. (A stat of every file before any watch
+/// was tried: set-up begins as soon as the first catalog is read, before a
+/// client can edit anything, so it only delayed the watches by its 70 ms.)
 fn quick_watcher(
     roots: &[PathBuf],
     files: &[PathBuf],
@@ -250,40 +250,29 @@ fn quick_watcher(
     let Some(mut watcher) = new_watcher(roots, events.clone(), own_reads) else {
         return (None, Vec::new());
     };
-    let modified = |path: &Path| {
-        let time = std::fs::symlink_metadata(path).and_then(|m| m.modified()).ok();
-        time.filter(|&time| time >= since)
-    };
-    // Sorted, the files of one directory mostly come together: it is watched once for them.
-    let groups = || files.chunk_by(|a, b| a.parent() == b.parent()).filter_map(|g| Some((g[0].parent()?, g)));
-    fn paths<'a>(dir: &'a Path, group: &'a [PathBuf]) -> impl Iterator<Item = &'a Path> {
-        std::iter::once(dir).chain(group.iter().map(PathBuf::as_path))
-    }
-    let mut sent: std::collections::HashMap<PathBuf, SystemTime> = groups()
-        .flat_map(|(dir, group)| paths(dir, group))
-        .filter_map(|path| Some((path.to_path_buf(), modified(path)?)))
-        .collect();
-    if !sent.is_empty() {
-        let _ = events.send(Seen::Paths(sent.keys().cloned().collect()));
-    }
     for dir in roots.iter().chain(&parents(roots)) {
         // A directory gone since the walk: the recursive watch sees what came instead.
         let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
     }
-    for (dir, group) in groups() {
+    let recent =
+        |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.modified().is_ok_and(|time| time >= since));
+    let mut reported = Vec::new();
+    // Sorted, the files of one directory mostly come together: it is watched once for them.
+    for group in files.chunk_by(|a, b| a.parent() == b.parent()) {
+        let Some(dir) = group[0].parent() else { continue };
         let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
-        let mut found = Vec::new();
-        for (path, time) in paths(dir, group).filter_map(|path| Some((path, modified(path)?))) {
-            if sent.insert(path.to_path_buf(), time) != Some(time) {
-                found.push(path.to_path_buf());
-            }
-        }
+        let found: Vec<PathBuf> = std::iter::once(dir)
+            .chain(group.iter().map(PathBuf::as_path))
+            .filter(|p| recent(p))
+            .map(Path::to_path_buf)
+            .collect();
         if !found.is_empty() {
-            let _ = events.send(Seen::Paths(found));
+            let _ = events.send(Seen::Paths(found.clone()));
+            reported.extend(found);
         }
     }
-    let mut reported: Vec<PathBuf> = sent.into_keys().collect();
     reported.sort();
+    reported.dedup();
     (Some(watcher), reported)
 }
 
@@ -634,7 +623,7 @@ mod tests {
             Ok(Seen::Paths(paths)) => assert_eq!(paths, [files[1].clone()]),
             other => panic!("expected the edited file, got {other:?}"),
         }
-        // Found before its watch and again after it, it is sent once: one reload, one notification.
+        // Sent once: one reload, one notification.
         assert!(rx.try_recv().is_err());
     }
 
