@@ -8,9 +8,10 @@
 //! every directory under the roots (seconds on a public registry's tree),
 //! and the watcher reports nothing until it is done: so first a quick
 //! watcher goes on the roots and on the directory of every `SKILL.md` the
-//! catalog found (one call each, no listing), and what was modified since
-//! the first walk began is reloaded (it may have read a file before an
-//! edit); then the recursive watch is set up, the quick one dropped, and
+//! catalog found (one call each, no listing), each of those files and
+//! directories looked at right after its watch is set (an edit to a known
+//! skill is reloaded at once), and what else was modified since the first
+//! walk began is reloaded (it may have read a file before an edit); then the recursive watch is set up, the quick one dropped, and
 //! what was modified meanwhile is reloaded too. A look for what was
 //! modified lists and stats the trees, opening no file and following no
 //! link; it reloads nothing, and tells no client, when nothing was.
@@ -153,6 +154,13 @@ impl Watches {
     /// it leads to no directory): the watch set before follows the directory
     /// that was there, moved away or still behind the old link.
     fn rewatch<'a>(&self, roots: impl IntoIterator<Item = &'a PathBuf>) {
+        let roots: Vec<&PathBuf> = roots.into_iter().collect();
+        // Nothing to watch again (the usual reload: a skill edited): the lock is not taken, so
+        // that a reload during the first recursive watch's set-up, which holds it for seconds on
+        // a large tree, does not wait for it.
+        if roots.is_empty() {
+            return;
+        }
         let mut watcher = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(watcher) = watcher.as_mut() else {
             return;
@@ -178,18 +186,24 @@ fn set_up_first(watches: &Watches, first: &Catalog, began: SystemTime, events: &
     let roots = watches.roots();
     let started = Instant::now();
     let candidates = candidates(first);
-    let quick = quick_watcher(&roots, &candidates, events.clone(), watches.own_reads.clone());
-    tracing::debug!(dirs = candidates.len(), ms = started.elapsed().as_millis(), "quick watches set");
-    let catch_up = |since: SystemTime, when: &str| {
+    let (quick, known) = quick_watcher(&roots, &candidates, began, events, watches.own_reads.clone());
+    tracing::debug!(
+        dirs = candidates.len(),
+        modified = known.len(),
+        ms = started.elapsed().as_millis(),
+        "quick watches set"
+    );
+    let quick_set = file_clock();
+    let catch_up = |since: SystemTime, when: &str, reported: &[PathBuf]| {
         let started = Instant::now();
-        let missed = modified_since(&roots, since);
+        let mut missed = modified_since(&roots, since);
+        missed.retain(|path| reported.binary_search(path).is_err());
         tracing::debug!(paths = missed.len(), ms = started.elapsed().as_millis(), "modified {when}");
         if !missed.is_empty() {
             let _ = events.send(Seen::Paths(missed));
         }
     };
-    let quick_set = file_clock();
-    catch_up(began, "while the first catalog was read");
+    catch_up(began, "while the first catalog was read", &known);
     let started = Instant::now();
     // Held until the watches are set, so that a root replaced meanwhile is watched again after.
     let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
@@ -197,7 +211,7 @@ fn set_up_first(watches: &Watches, first: &Catalog, began: SystemTime, events: &
     drop(holder);
     drop(quick);
     tracing::debug!(ms = started.elapsed().as_millis(), "recursive watches set");
-    catch_up(quick_set, "while the recursive watches were set");
+    catch_up(quick_set, "while the recursive watches were set", &[]);
 }
 
 /// The `SKILL.md` files the first catalog found (exposed, shadowed or
@@ -217,22 +231,49 @@ fn candidates(catalog: &Catalog) -> Vec<PathBuf> {
 }
 
 /// A watcher on the roots, their parents and the directory of each of
-/// `files`, none recursive: set up in one call per directory.
+/// `files` (sorted), none recursive: set up in one call per directory.
+/// Right after its directory is watched, each file and the directory are
+/// looked at (a stat each), and those modified at or after `since` are sent
+/// at once, and returned: an edit to a known skill made before its directory
+/// was watched, the usual change, is reloaded then, not after every watch is
+/// set (some 0.6 s on 8,000 skills) and the whole tree listed (0.4 s more).
+/// One made after is the watcher's. (A stat of every file before any watch
+/// was tried: set-up begins as soon as the first catalog is read, before a
+/// client can edit anything, so it only delayed the watches by its 70 ms.)
 fn quick_watcher(
     roots: &[PathBuf],
     files: &[PathBuf],
-    events: mpsc::UnboundedSender<Seen>,
+    since: SystemTime,
+    events: &mpsc::UnboundedSender<Seen>,
     own_reads: Arc<OwnReads>,
-) -> Option<RecommendedWatcher> {
-    let mut watcher = new_watcher(roots, events, own_reads)?;
-    let mut dirs: Vec<&Path> = files.iter().filter_map(|file| file.parent()).collect();
-    dirs.dedup();
-    let parents = parents(roots);
-    for dir in roots.iter().chain(&parents).map(PathBuf::as_path).chain(dirs) {
+) -> (Option<RecommendedWatcher>, Vec<PathBuf>) {
+    let Some(mut watcher) = new_watcher(roots, events.clone(), own_reads) else {
+        return (None, Vec::new());
+    };
+    for dir in roots.iter().chain(&parents(roots)) {
         // A directory gone since the walk: the recursive watch sees what came instead.
         let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
     }
-    Some(watcher)
+    let recent =
+        |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.modified().is_ok_and(|time| time >= since));
+    let mut reported = Vec::new();
+    // Sorted, the files of one directory mostly come together: it is watched once for them.
+    for group in files.chunk_by(|a, b| a.parent() == b.parent()) {
+        let Some(dir) = group[0].parent() else { continue };
+        let _ = watcher.watch(dir, RecursiveMode::NonRecursive);
+        let found: Vec<PathBuf> = std::iter::once(dir)
+            .chain(group.iter().map(PathBuf::as_path))
+            .filter(|p| recent(p))
+            .map(Path::to_path_buf)
+            .collect();
+        if !found.is_empty() {
+            let _ = events.send(Seen::Paths(found.clone()));
+            reported.extend(found);
+        }
+    }
+    reported.sort();
+    reported.dedup();
+    (Some(watcher), reported)
 }
 
 /// Now, by the clock file times are stamped with. Linux stamps them from a
@@ -554,8 +595,55 @@ async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option
 #[cfg(test)]
 mod tests {
     use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
-    use super::{caught_up_file_clock, modified_since, parents};
+    use super::{Seen, Watches, caught_up_file_clock, modified_since, parents, quick_watcher};
+
+    /// A skill edited after the first walk began but before its directory
+    /// was watched is sent as soon as the quick watcher reaches it (not after
+    /// a listing of the whole tree), and returned so that the catch-up does
+    /// not send it again; an untouched skill is not sent.
+    #[test]
+    fn the_quick_watcher_sends_a_known_skill_edited_before_its_watch() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().join("skills");
+        let files: Vec<PathBuf> = ["a", "b"].iter().map(|s| root.join(s).join("SKILL.md")).collect();
+        for file in &files {
+            std::fs::create_dir_all(file.parent().expect("dir")).expect("mkdir");
+            std::fs::write(file, "---\nname: s\n---\n").expect("write");
+        }
+        let began = caught_up_file_clock();
+        std::fs::write(&files[1], "edited").expect("write");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (watcher, reported) = quick_watcher(std::slice::from_ref(&root), &files, began, &tx, Arc::default());
+        assert!(watcher.is_some());
+        assert_eq!(reported, [files[1].clone()]);
+        match rx.try_recv() {
+            Ok(Seen::Paths(paths)) => assert_eq!(paths, [files[1].clone()]),
+            other => panic!("expected the edited file, got {other:?}"),
+        }
+        // Sent once: one reload, one notification.
+        assert!(rx.try_recv().is_err());
+    }
+
+    /// A reload that watches no root again does not wait for the watcher's
+    /// lock, which the first recursive watch holds for seconds on a large
+    /// tree: an edit then reached clients only once every watch was set.
+    #[test]
+    fn a_reload_of_no_root_does_not_wait_for_the_watches() {
+        let watches =
+            Watches { watcher: Arc::default(), roots: Arc::new(Mutex::new(Arc::from([]))), own_reads: Arc::default() };
+        let held = watches.watcher.lock().expect("lock");
+        let (done, finished) = std::sync::mpsc::channel();
+        let other = watches.clone();
+        std::thread::spawn(move || {
+            other.rewatch(std::iter::empty());
+            let _ = done.send(());
+        });
+        assert!(finished.recv_timeout(Duration::from_secs(5)).is_ok(), "rewatch waited for the lock");
+        drop(held);
+    }
 
     /// A parent is watched once, and not where a root's recursive watch
     /// covers it already (a watch set again there would stop being recursive).

@@ -35,8 +35,9 @@ const SKILL_MD: &str = "SKILL.md";
 /// One generation's publication.
 #[derive(Debug, Default)]
 pub(crate) struct Publication {
-    /// The published skills, by `SKILL.md` URI in byte order.
-    pub(crate) entries: Vec<Entry>,
+    /// The published skills, by `SKILL.md` URI in byte order; shared, so
+    /// that a reload keeps an untouched skill's entry for a reference count.
+    pub(crate) entries: Vec<Arc<Entry>>,
     /// The indices of the entries `skills/list` lists, in URI order.
     listed: Vec<usize>,
     /// The indices of the entries `prompts/list` lists, in URI order.
@@ -129,7 +130,7 @@ impl Publication {
         let built = parallel_map(&skills, |skill| {
             match previous.and_then(|(publication, changed)| publication.unchanged(skill, changed)) {
                 Some(entry) => Ok(entry.clone()),
-                None => entry(catalog, skill, profile, recovered.get(skill.location()).copied()),
+                None => entry(catalog, skill, profile, recovered.get(skill.location()).copied()).map(Arc::new),
             }
         });
         let mut publication = Publication::default();
@@ -158,26 +159,27 @@ impl Publication {
 
     /// This publication's entry of disk skill `skill`, if it was made from
     /// the same reading of it and nothing `changed` in or above its directory.
-    fn unchanged(&self, skill: &Skill, changed: &[PathBuf]) -> Option<&Entry> {
+    fn unchanged(&self, skill: &Skill, changed: &[PathBuf]) -> Option<&Arc<Entry>> {
         let dir = skill.dir()?;
-        let entry = self.by_name(skill.name()).filter(|e| Skill::ptr_eq(&e.skill, skill))?;
+        let entry = self.by_name.get(skill.name()).map(|&i| &self.entries[i]);
+        let entry = entry.filter(|e| Skill::ptr_eq(&e.skill, skill))?;
         let touched = changed.iter().any(|path| path.starts_with(dir) || dir.starts_with(path));
         (!touched).then_some(entry)
     }
 
     /// The entry whose `SKILL.md` is `uri`.
     pub(crate) fn by_uri(&self, uri: &str) -> Option<&Entry> {
-        self.by_uri.get(uri).map(|&i| &self.entries[i])
+        self.by_uri.get(uri).map(|&i| &*self.entries[i])
     }
 
     /// The entry of the skill `name`.
     pub(crate) fn by_name(&self, name: &str) -> Option<&Entry> {
-        self.by_name.get(name).map(|&i| &self.entries[i])
+        self.by_name.get(name).map(|&i| &*self.entries[i])
     }
 
     /// The file at canonical `uri`, with its skill.
     pub(crate) fn resource(&self, uri: &str) -> Option<(&Entry, &File)> {
-        self.resources.get(uri).map(|&(i, j)| (&self.entries[i], &self.entries[i].files[j]))
+        self.resources.get(uri).map(|&(i, j)| (&*self.entries[i], &self.entries[i].files[j]))
     }
 
     /// How many skills `skills/list` lists.
@@ -220,7 +222,7 @@ impl Publication {
         size: usize,
     ) -> Result<(Vec<&Entry>, Option<String>), ()> {
         let len = ids.map_or(self.entries.len(), <[usize]>::len);
-        let entry = |k: usize| &self.entries[ids.map_or(k, |ids| ids[k])];
+        let entry = |k: usize| &*self.entries[ids.map_or(k, |ids| ids[k])];
         let mut start = 0;
         if let Some(cursor) = cursor {
             // The first entry after the cursor's URI, by binary search.

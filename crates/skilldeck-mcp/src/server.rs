@@ -355,9 +355,17 @@ impl SkillServer {
     /// As [`LiveCatalog::reload_changed`]; the current generation stays.
     pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
         let live = self.live()?;
+        let waited = std::time::Instant::now();
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(live.reload_changed(changed)?, Some(changed))
+        let started = std::time::Instant::now();
+        let catalog = live.reload_changed(changed)?;
+        tracing::debug!(
+            waited_ms = (started - waited).as_millis(),
+            ms = started.elapsed().as_millis(),
+            "catalog reloaded"
+        );
+        self.publish(catalog, Some(changed))
     }
 
     /// Publishes `catalog` as the new generation, keeping the current
@@ -371,12 +379,16 @@ impl SkillServer {
         let previous = changed.map(|changed| (&current.publication, changed));
         let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
         tracing::debug!(ms = started.elapsed().as_millis(), "publication rebuilt");
+        let started = std::time::Instant::now();
         let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
+        tracing::debug!(ms = started.elapsed().as_millis(), "level 1 rebuilt");
+        let started = std::time::Instant::now();
         let next = Arc::new(Generation { catalog, publication, level1 });
         let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
         warm_search(&next.catalog, self.offers(&next.level1), &self.shared.own_reads);
+        tracing::debug!(ms = started.elapsed().as_millis(), "generation published");
         let served = next.publication.entries.len();
         self.shared.subscribers.log(Severity::Info, format!("catalog reloaded: {served} skills served"));
         Ok(Change {

@@ -276,6 +276,11 @@ fn a_rebuild_walks_only_the_skills_that_changed() {
         ]
     );
     assert_eq!(next.resource("skill://beta/b.txt").unwrap().1.size, 6);
+    // The untouched skill's entry is the same one, not a copy: a reload of one skill of thousands
+    // costs a reference count for each of the others.
+    let entry = |p: &Publication, name: &str| p.entries[p.by_name[name]].clone();
+    assert!(Arc::ptr_eq(&entry(&first, "alpha"), &entry(&next, "alpha")));
+    assert!(!Arc::ptr_eq(&entry(&first, "beta"), &entry(&next, "beta")));
 
     let everything = [dir.path().join("alpha/more.txt")];
     let catalog = live.reload_changed(&everything).unwrap();
