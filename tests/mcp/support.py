@@ -327,16 +327,18 @@ async def skills_get(client: Client, uri: str) -> dict[str, Any]:
     return await client.session.send_request(SkillsGetRequest(params=SkillsGetParams(uri=uri)), ANY)
 
 
+async def list_pages(list_page: Any, limit: int = 1000) -> list[Any]:
+    """Every page of a paged list (`client.list_resources`, `client.list_prompts`), following
+    `next_cursor` from the first page to the last."""
+    pages = [await list_page(cursor=None)]
+    while pages[-1].next_cursor is not None:
+        assert len(pages) < limit, "the list never ends"
+        pages.append(await list_page(cursor=pages[-1].next_cursor))
+    return pages
+
+
 async def all_resources(client: Client) -> list[t.Resource]:
-    out: list[t.Resource] = []
-    cursor = None
-    for _ in range(1000):
-        page = await client.list_resources(cursor=cursor)
-        out.extend(page.resources)
-        cursor = page.next_cursor
-        if cursor is None:
-            return out
-    raise AssertionError("resources/list never ends")
+    return [r for page in await list_pages(client.list_resources) for r in page.resources]
 
 
 def assert_cacheable(result: dict[str, Any]) -> None:

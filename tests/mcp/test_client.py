@@ -33,6 +33,7 @@ from support import (
     connect,
     digest,
     disk_files,
+    list_pages,
     run_cli,
     skill_uri,
     skills_get,
@@ -346,13 +347,7 @@ async def test_skills_list_pagination(transport: str, era: str, paged_tree: Any)
 async def test_resources_list_pagination(transport: str, era: str, paged_tree: Any) -> None:
     """resources/list pages whole skills, page-size skills at a time, in URI order."""
     async with connect(transport, era, paged_tree.args) as client:
-        pages, cursor = [], None
-        while True:
-            page = await client.list_resources(cursor=cursor)
-            pages.append(page)
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        pages = await list_pages(client.list_resources)
         skills_per_page = [len({str(r.uri).split("/")[2] for r in p.resources}) for p in pages]
         assert skills_per_page == [100, 100, 50]
         uris = [str(r.uri) for p in pages for r in p.resources]
@@ -429,18 +424,8 @@ async def test_default_pages_fit_client_page_caps(tmp_path: Path) -> None:
     }
     root = write_tree(tmp_path / "skills", tree)
     async with connect("stdio", "auto", ["--root", str(root)]) as client:
-        resource_pages, cursor = [], None
-        while True:
-            page = await client.list_resources(cursor=cursor)
-            resource_pages.append(page.resources)
-            if (cursor := page.next_cursor) is None:
-                break
-        prompt_pages, cursor = [], None
-        while True:
-            page = await client.list_prompts(cursor=cursor)
-            prompt_pages.append(page.prompts)
-            if (cursor := page.next_cursor) is None:
-                break
+        resource_pages = [p.resources for p in await list_pages(client.list_resources)]
+        prompt_pages = [p.prompts for p in await list_pages(client.list_prompts)]
         skill_pages = await skills_list_pages(client)
     assert [len(p) for p in resource_pages] == [4000, 2]
     assert [len(p) for p in prompt_pages] == [2000, 1]
@@ -469,12 +454,7 @@ def test_page_size_is_documented() -> None:
 @combo
 async def test_prompts_list_pagination(transport: str, era: str, paged_tree: Any) -> None:
     async with connect(transport, era, paged_tree.args) as client:
-        pages, cursor = [], None
-        while True:
-            page = await client.list_prompts(cursor=cursor)
-            pages.append(page)
-            if (cursor := page.next_cursor) is None:
-                break
+        pages = await list_pages(client.list_prompts)
         assert [len(p.prompts) for p in pages] == [100, 100, 50]
         assert [p.name for page in pages for p in page.prompts] == paged_tree.names
         with pytest.raises(MCPError) as err:

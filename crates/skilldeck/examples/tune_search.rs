@@ -164,8 +164,8 @@ struct Signal {
 }
 
 impl Signal {
-    fn abstains(&self, (coverage, strength): (f64, f64)) -> bool {
-        self.coverage < coverage && self.strength < strength
+    fn abstains(&self, (abstain_coverage, abstain_strength): (f64, f64)) -> bool {
+        Tuning { abstain_coverage, abstain_strength, ..Tuning::default() }.abstains(self.coverage, self.strength)
     }
 }
 

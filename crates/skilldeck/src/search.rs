@@ -139,6 +139,14 @@ pub struct Tuning {
     pub abstain_strength: f64,
 }
 
+impl Tuning {
+    /// The abstention rule: whether a best match of this coverage and
+    /// strength is too weak to answer with (both below their thresholds).
+    pub fn abstains(&self, coverage: f64, strength: f64) -> bool {
+        coverage < self.abstain_coverage && strength < self.abstain_strength
+    }
+}
+
 impl Default for Tuning {
     fn default() -> Tuning {
         Tuning {
@@ -388,7 +396,7 @@ struct Ranking {
 impl Ranking {
     /// Whether the best match is too weak to answer with.
     fn abstains(&self, tuning: &Tuning) -> bool {
-        self.coverage < tuning.abstain_coverage && self.strength < tuning.abstain_strength
+        tuning.abstains(self.coverage, self.strength)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use skilldeck::render::{INSIKA_INSTRUCTION, TOOLNEXUS_EMPTY, TOOLNEXUS_PREAMBLE};
-use skilldeck::{Budget, Catalog, Fitted, Skill, SkillDef, render};
+use skilldeck::{Budget, Catalog, Fitted, Report, Skill, SkillDef, render};
 
 use crate::util::Tree;
 
@@ -355,21 +355,34 @@ impl Format {
     }
 }
 
+/// What every budgeted text must satisfy: within budget, `used` its own
+/// measure, and a report that adds up (each listed skill in exactly one list,
+/// the shown ones first, the omitted ones the rest, in the renderer's order).
+/// Returns how many skills are shown.
+fn check_accounts(
+    format: Format,
+    budget: Budget,
+    catalog: &Catalog,
+    text: &str,
+    report: &Report<'_>,
+) -> Result<usize, TestCaseError> {
+    prop_assert_eq!(report.used, budget.measure(text));
+    prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
+    prop_assert_eq!(report.budget, budget);
+    let entries = format.entries(catalog);
+    let shown = report.full.len() + report.shortened.len();
+    prop_assert_eq!(shown + report.omitted.len(), entries.len());
+    let names: Vec<&str> = entries[shown..].iter().map(|s| s.name()).collect();
+    prop_assert_eq!(&report.omitted, &names);
+    Ok(shown)
+}
+
 /// Every property of one budgeted render.
 fn check<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
     let fitted = format.fit(budget, catalog);
     let (text, report) = (&fitted.text, &fitted.report);
-    // Within budget, and `used` is the text's own measure.
-    prop_assert_eq!(report.used, budget.measure(text));
-    prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
-    prop_assert_eq!(report.budget, budget);
-    // The report adds up: each listed skill is in exactly one list, the shown
-    // ones first, the omitted ones the rest, each list in the renderer's order.
+    let shown = check_accounts(format, budget, catalog, text, report)?;
     let entries = format.entries(catalog);
-    let shown = report.full.len() + report.shortened.len();
-    prop_assert_eq!(shown + report.omitted.len(), entries.len());
-    let names = |skills: &[&'c Skill]| skills.iter().map(|s| s.name()).collect::<Vec<_>>();
-    prop_assert_eq!(&report.omitted, &names(&entries[shown..]));
     let (mut full, mut shortened) = (report.full.iter(), report.shortened.iter());
     for skill in &entries[..shown] {
         let (name, description) = (skill.name(), skill.description().unwrap_or_default());
@@ -465,12 +478,7 @@ fn a_large_catalog_fits_a_small_budget() {
 fn check_closed<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
     let closed = budget.closed("find_skills", |b| format.fit(b, catalog));
     let (text, report) = (&closed.text, &closed.report);
-    prop_assert_eq!(report.used, budget.measure(text));
-    prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
-    prop_assert_eq!(report.budget, budget);
-    let entries = format.entries(catalog);
-    let shown = report.full.len() + report.shortened.len();
-    prop_assert_eq!(shown + report.omitted.len(), entries.len());
+    let shown = check_accounts(format, budget, catalog, text, report)?;
     if report.omitted.is_empty() {
         // Nothing left out: the plain fit, byte for byte.
         prop_assert_eq!(text, &format.fit(budget, catalog).text);
