@@ -106,6 +106,7 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let mut tasks = vec![tokio::spawn(reload_loop(server.clone(), rx, watches.clone()))];
     let setting_up = watches.clone();
     let events = tx.clone();
+    let server_for_store = server.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
     // A move of the project waits for the first watches, so that its own replace them, not the other way.
     tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
@@ -117,7 +118,7 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
         let _ = done.send(true);
     }));
     if let Some(store) = watch.store {
-        tasks.push(tokio::spawn(poll_store(store, tx)));
+        tasks.push(tokio::spawn(poll_store(server_for_store, store, tx)));
     }
     Live { _watcher: watches.watcher, ready, tasks }
 }
@@ -549,15 +550,36 @@ fn absolute(roots: &[PathBuf]) -> Arc<[PathBuf]> {
 
 /// Asks the store for its change token every [`STORE_POLL`]; a new token
 /// (another connection wrote, or the store answers again after failing)
-/// reloads.
-async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<Seen>) {
+/// reloads. The first token is read before the first catalog is, so that no
+/// write in between is missed, but its failure is the first build's to
+/// report: a store that fails from the start stops the server with its
+/// reason, not with a warning about an outage. Polling begins once the first
+/// catalog is read, and never for a server that has none.
+async fn poll_store(server: SkillServer, store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<Seen>) {
+    let Some(first) = change_token(&store).await else { return };
+    let mut seen = first.ok().flatten();
+    if !server.first_read().await {
+        return;
+    }
     let mut failing = false;
-    let mut seen = change_token(&store, &mut failing).await;
     let mut tick = tokio::time::interval(STORE_POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        let now = change_token(&store, &mut failing).await;
+        let Some(token) = change_token(&store).await else { return };
+        match &token {
+            Ok(_) if std::mem::take(&mut failing) => {
+                tracing::info!("the skill store answers again; reloading its skills");
+            }
+            Ok(_) => {}
+            // An outage is logged once, when it begins; meanwhile each
+            // reload keeps the store's last good skills.
+            Err(error) if !std::mem::replace(&mut failing, true) => {
+                tracing::warn!(%error, "the skill store does not answer; serving its last good skills until it does");
+            }
+            Err(_) => {}
+        }
+        let now = token.ok().flatten();
         if now != seen {
             seen = now;
             if changes.send(Seen::Store).is_err() {
@@ -567,28 +589,14 @@ async fn poll_store(store: Arc<dyn SkillStore>, changes: mpsc::UnboundedSender<S
     }
 }
 
-/// The store's change token, `None` when the store fails. An outage is
-/// logged once, when `failing` turns true, and its end once more; meanwhile
-/// each reload keeps the store's last good skills.
-async fn change_token(store: &Arc<dyn SkillStore>, failing: &mut bool) -> Option<i64> {
+/// The store's change token or why it could not be read; `None` when the
+/// runtime is shutting down (the read was cancelled).
+async fn change_token(store: &Arc<dyn SkillStore>) -> Option<Result<Option<i64>, String>> {
     let store = store.clone();
-    let token = match tokio::task::spawn_blocking(move || store.change_token()).await {
-        Ok(token) => token.map_err(|error| error.to_string()),
-        Err(panicked) => Err(panicked.to_string()),
-    };
-    match token {
-        Ok(token) => {
-            if std::mem::take(failing) {
-                tracing::info!("the skill store answers again; reloading its skills");
-            }
-            token
-        }
-        Err(error) => {
-            if !std::mem::replace(failing, true) {
-                tracing::warn!(%error, "the skill store does not answer; serving its last good skills until it does");
-            }
-            None
-        }
+    match tokio::task::spawn_blocking(move || store.change_token()).await {
+        Ok(token) => Some(token.map_err(|error| error.to_string())),
+        Err(join) if join.is_cancelled() => None,
+        Err(panicked) => Some(Err(panicked.to_string())),
     }
 }
 

@@ -320,6 +320,12 @@ impl SkillServer {
         }
     }
 
+    /// Waits until the first catalog is read; false if it could not be.
+    pub(crate) async fn first_read(&self) -> bool {
+        self.shared.ready.reached(Stage::Read).await;
+        self.shared.first.get().is_some()
+    }
+
     /// When the server began reading its first catalog.
     pub(crate) fn loading_began(&self) -> std::time::SystemTime {
         self.shared.ready.began()
