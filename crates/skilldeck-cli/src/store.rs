@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde_json::{Value, json};
 use skilldeck::authoring::{self, AuthoringError};
-use skilldeck::store::{SkillStore, StoreError};
+use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::{CatalogBuilder, LiveCatalog};
 
 use crate::{check_store, print_json};
@@ -71,7 +71,8 @@ pub(crate) fn run_store(
             };
             let live = LiveCatalog::new(builder)?;
             check_store(&live.snapshot())?;
-            authoring::write_skill(store, &live, Some(&name), &content, agent, create_only)
+            let precondition = if create_only { Precondition::Absent } else { Precondition::Any };
+            authoring::write_skill(store, &live, Some(&name), &content, agent, &precondition)
                 .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
         }
         StoreCommand::Delete { name } => {

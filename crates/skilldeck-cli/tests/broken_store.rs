@@ -2,6 +2,7 @@
 //! reason, never an empty catalog and never a hang; a file that is not a
 //! skill store is left exactly as it was.
 
+use skilldeck::store::Precondition;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -51,7 +52,7 @@ fn a_corrupt_store_is_exit_2_with_the_reason_for_every_command() {
     let store = skilldeck_store::SqliteStore::open(&store_path).unwrap();
     for i in 0..60 {
         let md = format!("---\nname: s{i}\ndescription: stored {i}\n---\n{}\n", "x".repeat(3000));
-        store.write(&format!("s{i}"), &md, None, false).unwrap();
+        store.write(&format!("s{i}"), &md, None, &Precondition::Any).unwrap();
     }
     drop(store);
     damage_middle_page(&store_path);

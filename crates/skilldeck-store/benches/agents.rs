@@ -8,6 +8,7 @@
 // A bench whose setup fails should stop loudly.
 #![allow(clippy::expect_used)]
 
+use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -32,13 +33,17 @@ fn benches(c: &mut Criterion) {
     let store = Arc::new(SqliteStore::open(dir.path().join("store.sqlite")).expect("store"));
     // 1,000 records: 600 shared overrides of disk skills, 300 new shared, 100 for the agent.
     for i in 0..600 {
-        store.write(&format!("skill-{:05}", i * 10), &record("x", "override"), None, false).expect("write");
+        store
+            .write(&format!("skill-{:05}", i * 10), &record("x", "override"), None, &Precondition::Any)
+            .expect("write");
     }
     for i in 0..300 {
-        store.write(&format!("authored-{i:03}"), &record("x", "new"), None, false).expect("write");
+        store.write(&format!("authored-{i:03}"), &record("x", "new"), None, &Precondition::Any).expect("write");
     }
     for i in 0..100 {
-        store.write(&format!("skill-{:05}", i * 7), &record("x", "mine"), Some(AGENT), false).expect("write");
+        store
+            .write(&format!("skill-{:05}", i * 7), &record("x", "mine"), Some(AGENT), &Precondition::Any)
+            .expect("write");
     }
     let live = LiveCatalog::new(Catalog::builder().root(&root).store(store.clone())).expect("live");
     let catalog = live.snapshot();
@@ -59,7 +64,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("reload_after_store_write_10k", |b| {
         b.iter(|| {
             n += 1;
-            store.write("authored-000", &record("x", &n.to_string()), None, false).expect("write");
+            store.write("authored-000", &record("x", &n.to_string()), None, &Precondition::Any).expect("write");
             live.reload().expect("reload")
         })
     });
@@ -68,7 +73,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("reload_changed_after_store_write_10k", |b| {
         b.iter(|| {
             n += 1;
-            store.write("authored-000", &record("x", &n.to_string()), None, false).expect("write");
+            store.write("authored-000", &record("x", &n.to_string()), None, &Precondition::Any).expect("write");
             live.reload_changed(&[]).expect("reload")
         })
     });
@@ -76,7 +81,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("store_write", |b| {
         b.iter(|| {
             n += 1;
-            store.write("authored-000", &record("x", &n.to_string()), None, false).expect("write")
+            store.write("authored-000", &record("x", &n.to_string()), None, &Precondition::Any).expect("write")
         })
     });
     group.bench_function("reload_10k", |b| b.iter(|| live.reload().expect("reload")));

@@ -64,7 +64,7 @@ pub fn is_postgres_url(location: &str) -> bool {
 ///
 /// let dir = tempfile::tempdir()?;
 /// let store = skilldeck_store::open(dir.path().join("skills.db").to_str().unwrap())?;
-/// store.write("pedido", "---\nname: pedido\n---\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\n", None, &skilldeck::store::Precondition::Any)?;
 /// assert_eq!(store.names(None)?, ["pedido"]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

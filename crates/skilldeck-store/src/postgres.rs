@@ -45,7 +45,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use skilldeck::store::{Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version};
+use skilldeck::store::{
+    Precondition, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version,
+};
 use tokio::runtime::Runtime;
 use tokio_postgres::config::Host;
 use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Transaction};
@@ -103,11 +105,11 @@ const MIGRATIONS: &[&str] = &["
 /// # Example
 ///
 /// ```no_run
-/// use skilldeck::store::SkillStore;
+/// use skilldeck::store::{Precondition, SkillStore};
 /// use skilldeck_store::PostgresStore;
 ///
 /// let store = PostgresStore::open("postgres://skills@db.internal/skills")?;
-/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any)?;
 /// let seen = store.change_token()?;
 /// // ... another host writes; after a moment:
 /// if store.change_token()? != seen {
@@ -522,10 +524,16 @@ impl SkillStore for PostgresStore {
         })
     }
 
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+    fn write(
+        &self,
+        name: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
         self.write_tx(async |tx| {
             let previous = load(tx, name, agent).await?;
-            may_write(name, agent, create_only, previous.is_some())?;
+            may_write(name, agent, precondition, previous.as_ref().map(|(_, p)| p.content.as_str()))?;
             put(tx, name, content.to_owned(), agent, previous).await
         })
     }

@@ -30,7 +30,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
-use skilldeck::store::{Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version};
+use skilldeck::store::{
+    Precondition, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version,
+};
 
 /// A failure inside a call, before it is given the store's location.
 type Failure = crate::Failure<rusqlite::Error>;
@@ -82,13 +84,13 @@ const MIGRATIONS: &[&str] = &["
 /// # Example
 ///
 /// ```
-/// use skilldeck::store::SkillStore;
+/// use skilldeck::store::{Precondition, SkillStore};
 /// use skilldeck_store::SqliteStore;
 ///
 /// let dir = tempfile::tempdir()?;
 /// let store = SqliteStore::open(dir.path().join("skills.db"))?;
-/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false)?;
-/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, &Precondition::Any)?;
 /// drop(store);
 ///
 /// let store = SqliteStore::open(dir.path().join("skills.db"))?;
@@ -386,10 +388,16 @@ impl SkillStore for SqliteStore {
         })
     }
 
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
+    fn write(
+        &self,
+        name: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
         self.write_tx(|tx| {
             let previous = load(tx, name, agent)?;
-            may_write(name, agent, create_only, previous.is_some())?;
+            may_write(name, agent, precondition, previous.as_ref().map(|(_, p)| p.content.as_str()))?;
             put(tx, name, content.to_owned(), agent, previous)
         })
     }

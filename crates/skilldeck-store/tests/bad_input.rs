@@ -2,6 +2,7 @@
 //! and leave what is there as it was; records that are hard to store
 //! round-trip exactly.
 
+use skilldeck::store::Precondition;
 use std::path::Path;
 
 use skilldeck::store::StoreError;
@@ -66,8 +67,8 @@ fn hostile_records_round_trip(fresh: &Fresh) {
         ("é", Some("😀"), "\u{10ffff}\u{0}\u{7f}".to_owned()),
     ];
     for (name, agent, content) in &cases {
-        store.write(name, content, *agent, false).unwrap();
-        store.write(name, &format!("{content}!"), *agent, false).unwrap();
+        store.write(name, content, *agent, &Precondition::Any).unwrap();
+        store.write(name, &format!("{content}!"), *agent, &Precondition::Any).unwrap();
     }
     drop(store);
     let store = fresh.open();
@@ -118,7 +119,7 @@ fn unreachable_postgres_is_a_typed_error_naming_the_server() {
 fn a_lost_postgres_connection_is_opened_again() {
     let Some(fresh) = Fresh::postgres() else { return };
     let store = fresh.open();
-    store.write("pedido", "v1", None, false).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
     let seen = store.change_token().unwrap();
     // The fresh store's URL names its connections after its schema; the
     // timeout makes the call wait until the connection is really gone.
@@ -129,7 +130,7 @@ fn a_lost_postgres_connection_is_opened_again() {
     assert_eq!(ended, ["true"]);
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v1");
     assert_ne!(store.change_token().unwrap(), seen);
-    store.write("pedido", "v2", None, false).unwrap();
+    store.write("pedido", "v2", None, &Precondition::Any).unwrap();
     assert_eq!(store.versions("pedido", None).unwrap()[0].content, "v1");
 }
 
@@ -173,7 +174,7 @@ fn a_server_that_stops_answering_fails_the_call_at_the_deadline() {
 
     let Some(fresh) = Fresh::postgres() else { return };
     let store = fresh.open();
-    store.write("pedido", "v1", None, false).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
     let backend = fresh.sql(
         "SELECT pid::text FROM pg_stat_activity \
          WHERE application_name = current_setting('application_name') AND pid <> pg_backend_pid()",

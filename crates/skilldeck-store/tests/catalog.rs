@@ -1,6 +1,7 @@
 //! A catalog over each real store: records overlay disk, agent scopes
 //! resolve, and bad records are skipped while the rest loads.
 
+use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use crate::Fresh;
@@ -21,7 +22,7 @@ fn hostile_records_are_skipped_and_the_rest_loads(fresh: &Fresh) {
         ("ok", "---\nname: whatever\ndescription: fine\n---\nbody of ok\n"),
     ];
     for (key, content) in records {
-        store.write(key, content, None, false).unwrap();
+        store.write(key, content, None, &Precondition::Any).unwrap();
     }
     let catalog = Catalog::builder().root(disk.path()).store(Arc::from(store)).build().unwrap();
     let strict = Catalog::builder().store(Arc::from(fresh.open()));
@@ -63,8 +64,8 @@ fn hostile_records_are_skipped_and_the_rest_loads(fresh: &Fresh) {
 
 fn agent_records_resolve_through_the_store(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("esc", "---\nname: esc\n---\nshared\n", None, false).unwrap();
-    store.write("esc", "---\nname: esc\n---\nmine\n", Some("kino"), false).unwrap();
+    store.write("esc", "---\nname: esc\n---\nshared\n", None, &Precondition::Any).unwrap();
+    store.write("esc", "---\nname: esc\n---\nmine\n", Some("kino"), &Precondition::Any).unwrap();
     drop(store);
     let catalog = Catalog::builder().store(Arc::from(fresh.open())).build().unwrap();
     let (kino, biro) = (AgentProfile::new("kino"), AgentProfile::new("biro"));
@@ -94,8 +95,8 @@ fn a_store_that_fails_keeps_its_last_good_skills(fresh: &Fresh) {
     std::fs::create_dir_all(&seed).unwrap();
     std::fs::write(seed.join("SKILL.md"), "---\nname: disk\ndescription: v1\n---\n").unwrap();
     let store: Arc<dyn skilldeck::store::SkillStore> = Arc::from(fresh.open());
-    store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false).unwrap();
-    store.write("pedido", "---\nname: pedido\n---\nloja's\n", Some("loja"), false).unwrap();
+    store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any).unwrap();
+    store.write("pedido", "---\nname: pedido\n---\nloja's\n", Some("loja"), &Precondition::Any).unwrap();
     let builder = Catalog::builder().root(disk.path()).store(store.clone());
     let live = LiveCatalog::new(builder.clone()).unwrap();
 
@@ -115,7 +116,7 @@ fn a_store_that_fails_keeps_its_last_good_skills(fresh: &Fresh) {
     assert!(matches!(first.warnings(), [Warning::StoreFailed { .. }]), "{:?}", first.warnings());
 
     fresh.sql(&format!("ALTER TABLE away RENAME TO {table}"));
-    store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false).unwrap();
+    store.write("pedido", "---\nname: pedido\n---\nv2\n", None, &Precondition::Any).unwrap();
     let back = live.reload().unwrap();
     assert_eq!(back.get("pedido").unwrap().body().unwrap(), "v2\n", "read again");
     assert_eq!(back.warnings(), []);

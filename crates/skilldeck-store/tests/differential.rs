@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
+use skilldeck::store::{MemoryStore, Precondition, Record, SkillStore, StoreError, Version};
 
 use crate::{Fresh, is_timestamp, snapshot};
 
@@ -13,13 +13,36 @@ const AGENTS: [Option<&str>; 4] = [None, Some("biro"), Some("kino"), Some("")];
 
 #[derive(Clone, Debug)]
 enum Op {
-    Write { name: usize, content: u8, agent: usize, create_only: bool },
-    Delete { name: usize, agent: usize },
-    Restore { name: usize, index: i64, agent: usize },
-    Get { name: usize, agent: usize },
-    Versions { name: usize, agent: usize },
-    All { agent: usize },
-    Names { agent: usize },
+    /// `began`: 0 any, 1 absent, 2.. unchanged from `content {began - 2}`.
+    Write {
+        name: usize,
+        content: u8,
+        agent: usize,
+        began: u8,
+    },
+    Delete {
+        name: usize,
+        agent: usize,
+    },
+    Restore {
+        name: usize,
+        index: i64,
+        agent: usize,
+    },
+    Get {
+        name: usize,
+        agent: usize,
+    },
+    Versions {
+        name: usize,
+        agent: usize,
+    },
+    All {
+        agent: usize,
+    },
+    Names {
+        agent: usize,
+    },
     Agents,
 }
 
@@ -27,8 +50,8 @@ fn op() -> impl Strategy<Value = Op> {
     let name = 0..NAMES.len();
     let agent = 0..AGENTS.len();
     prop_oneof![
-        6 => (name.clone(), 0..4_u8, agent.clone(), prop::bool::weighted(0.2))
-            .prop_map(|(name, content, agent, create_only)| Op::Write { name, content, agent, create_only }),
+        6 => (name.clone(), 0..4_u8, agent.clone(), prop_oneof![4 => Just(0_u8), 1 => Just(1), 2 => 2..6_u8])
+            .prop_map(|(name, content, agent, began)| Op::Write { name, content, agent, began }),
         1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Delete { name, agent }),
         2 => (name.clone(), -1..4_i64, agent.clone()).prop_map(|(name, index, agent)| Op::Restore { name, index, agent }),
         1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Get { name, agent }),
@@ -52,8 +75,13 @@ fn versions(v: &[Version]) -> Vec<String> {
 fn apply(store: &dyn SkillStore, op: &Op) -> Result<String, String> {
     let out = |r: Result<String, StoreError>| r.map_err(|e| e.to_string());
     out(match *op {
-        Op::Write { name, content, agent, create_only } => {
-            store.write(NAMES[name], &format!("content {content}"), AGENTS[agent], create_only).map(|r| record(&r))
+        Op::Write { name, content, agent, began } => {
+            let precondition = match began {
+                0 => Precondition::Any,
+                1 => Precondition::Absent,
+                n => Precondition::Unchanged(format!("content {}", n - 2)),
+            };
+            store.write(NAMES[name], &format!("content {content}"), AGENTS[agent], &precondition).map(|r| record(&r))
         }
         Op::Delete { name, agent } => store.delete(NAMES[name], AGENTS[agent]).map(|b| b.to_string()),
         Op::Restore { name, index, agent } => store.restore(NAMES[name], index, AGENTS[agent]).map(|r| record(&r)),

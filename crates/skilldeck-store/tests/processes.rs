@@ -2,6 +2,7 @@
 //! again on the `child` test, which does nothing unless `SKILLDECK_STORE_CHILD`
 //! tells it a job; a child reports on stdout in lines starting with `@@`.
 
+use skilldeck::store::Precondition;
 use std::io::{BufRead, BufReader, Lines, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
 
@@ -30,7 +31,12 @@ fn child() {
             std::io::stdin().lines().next().unwrap().unwrap();
             for i in 0..n {
                 store
-                    .write(&format!("{prefix}-{i:03}"), &format!("content of {prefix}-{i}"), Some(agent), false)
+                    .write(
+                        &format!("{prefix}-{i:03}"),
+                        &format!("content of {prefix}-{i}"),
+                        Some(agent),
+                        &Precondition::Any,
+                    )
                     .unwrap();
                 pause();
             }
@@ -41,7 +47,7 @@ fn child() {
             report("ready".into());
             std::io::stdin().lines().next().unwrap().unwrap();
             for i in 0..n {
-                store.write("same", &format!("{tag}-{i:03}"), None, false).unwrap();
+                store.write("same", &format!("{tag}-{i:03}"), None, &Precondition::Any).unwrap();
                 pause();
             }
         }
@@ -49,7 +55,7 @@ fn child() {
         "big" => {
             let first = store.get("big", None).unwrap().map_or(0, |r| big_version(&r.content) + 1);
             for i in first..first + 200 {
-                store.write("big", &big(i), None, false).unwrap();
+                store.write("big", &big(i), None, &Precondition::Any).unwrap();
                 report(format!("wrote {i}"));
             }
         }

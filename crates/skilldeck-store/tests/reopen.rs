@@ -2,6 +2,7 @@
 //! exactly the same records, times and histories. And the schema version the
 //! file or database carries.
 
+use skilldeck::store::Precondition;
 use std::path::Path;
 
 use skilldeck::store::{MemoryStore, Record, SkillStore, Version};
@@ -29,16 +30,16 @@ fn every_write_is_kept(fresh: &Fresh) {
     type Step = fn(&dyn SkillStore, usize);
     let steps: &[Step] = &[
         |s, i| {
-            let _ = s.write("pedido", &format!("v{i}"), None, false).unwrap();
+            let _ = s.write("pedido", &format!("v{i}"), None, &Precondition::Any).unwrap();
         },
         |s, i| {
-            let _ = s.write("pedido", &format!("biro v{i}"), Some("biro"), false).unwrap();
+            let _ = s.write("pedido", &format!("biro v{i}"), Some("biro"), &Precondition::Any).unwrap();
         },
         |s, i| {
-            let _ = s.write("a/b", &format!("empty agent v{i}"), Some(""), false).unwrap();
+            let _ = s.write("a/b", &format!("empty agent v{i}"), Some(""), &Precondition::Any).unwrap();
         },
         |s, i| {
-            let _ = s.write("cardapio", &format!("c{i}"), None, false);
+            let _ = s.write("cardapio", &format!("c{i}"), None, &Precondition::Any);
         },
         |s, _| {
             let _ = s.restore("pedido", 1, None);
@@ -68,7 +69,7 @@ on_each_store!(every_write_is_kept);
 #[test]
 fn a_newer_postgres_schema_is_refused_by_name() {
     let Some(fresh) = Fresh::postgres() else { return };
-    fresh.open().write("pedido", "v1", None, false).unwrap();
+    fresh.open().write("pedido", "v1", None, &Precondition::Any).unwrap();
     assert_eq!(fresh.sql("SELECT version::text FROM skilldeck_schema"), ["1"]);
     fresh.sql("UPDATE skilldeck_schema SET version = 7");
     let err = skilldeck_store::open(&fresh.location).err().expect("refused").to_string();
@@ -93,7 +94,7 @@ fn a_new_file_gets_the_schema_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("skills.db");
     let store = SqliteStore::open(&path).unwrap();
-    store.write("pedido", "v1", None, false).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
     drop(store);
     assert_eq!(pragma(&path, "user_version"), 1);
     assert_eq!(pragma(&path, "application_id"), 0x534B_4C44);
@@ -112,7 +113,7 @@ fn an_empty_file_becomes_a_store() {
     let path = dir.path().join("skills.db");
     std::fs::write(&path, "").unwrap();
     let store = SqliteStore::open(&path).unwrap();
-    store.write("pedido", "v1", None, false).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
     assert_eq!(store.names(None).unwrap(), ["pedido"]);
 }
 
@@ -120,7 +121,7 @@ fn an_empty_file_becomes_a_store() {
 fn a_newer_schema_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("skills.db");
-    SqliteStore::open(&path).unwrap().write("pedido", "v1", None, false).unwrap();
+    SqliteStore::open(&path).unwrap().write("pedido", "v1", None, &Precondition::Any).unwrap();
     rusqlite::Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
     let err = SqliteStore::open(&path).unwrap_err();
     assert_eq!(

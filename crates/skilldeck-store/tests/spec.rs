@@ -1,7 +1,7 @@
 //! Insika's `skill_store_spec.rb` (reference §10.2, items 31-38) with its
 //! exact texts, then history truncation and restore.
 
-use skilldeck::store::HISTORY_CAP;
+use skilldeck::store::{HISTORY_CAP, Precondition, StoreError};
 
 use crate::{Fresh, contents, is_timestamp};
 
@@ -10,10 +10,10 @@ const CARDAPIO: &str = "---\nname: cardapio\ndescription: Mostra o cardápio\n--
 
 fn s31_write_get_names_all(fresh: &Fresh) {
     let store = fresh.open();
-    let written = store.write("pedido", PEDIDO, None, false).unwrap();
+    let written = store.write("pedido", PEDIDO, None, &Precondition::Any).unwrap();
     assert_eq!(written.content, PEDIDO);
     assert!(is_timestamp(&written.updated_at), "{}", written.updated_at);
-    store.write("cardapio", CARDAPIO, None, false).unwrap();
+    store.write("cardapio", CARDAPIO, None, &Precondition::Any).unwrap();
     assert_eq!(store.get("pedido", None).unwrap().unwrap(), written);
     assert_eq!(store.get("cardapio", None).unwrap().unwrap().content, CARDAPIO);
     assert_eq!(store.names(None).unwrap(), ["cardapio", "pedido"]);
@@ -25,22 +25,22 @@ fn s31_write_get_names_all(fresh: &Fresh) {
 
 fn s32_versions_and_create_only(fresh: &Fresh) {
     let store = fresh.open();
-    let v1 = store.write("pedido", "v1", None, false).unwrap();
-    store.write("pedido", "v2", None, false).unwrap();
+    let v1 = store.write("pedido", "v1", None, &Precondition::Any).unwrap();
+    store.write("pedido", "v2", None, &Precondition::Any).unwrap();
     let versions = store.versions("pedido", None).unwrap();
     assert_eq!(contents(&versions), ["v1"]);
     assert_eq!(versions[0].at, v1.updated_at);
-    let err = store.write("pedido", "v3", None, true).unwrap_err();
+    let err = store.write("pedido", "v3", None, &Precondition::Absent).unwrap_err();
     assert_eq!(err.to_string(), "skill 'pedido' already exists");
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v2", "a refused write changes nothing");
     assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["v1"]);
-    assert_eq!(store.write("novo", "n1", None, true).unwrap().content, "n1");
+    assert_eq!(store.write("novo", "n1", None, &Precondition::Absent).unwrap().content, "n1");
 }
 
 fn s33_restore_then_delete(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("pedido", "v1", None, false).unwrap();
-    store.write("pedido", "v2", None, false).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
+    store.write("pedido", "v2", None, &Precondition::Any).unwrap();
     assert_eq!(store.restore("pedido", 0, None).unwrap().content, "v1");
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v1");
     assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["v2", "v1"]);
@@ -48,14 +48,14 @@ fn s33_restore_then_delete(fresh: &Fresh) {
     assert!(!store.delete("pedido", None).unwrap());
     assert_eq!(store.get("pedido", None).unwrap(), None);
     assert!(store.versions("pedido", None).unwrap().is_empty(), "history goes with the record");
-    store.write("pedido", "again", None, false).unwrap();
+    store.write("pedido", "again", None, &Precondition::Any).unwrap();
     assert!(store.versions("pedido", None).unwrap().is_empty(), "a new record starts a new history");
 }
 
 fn s34_agent_scope_never_falls_back(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("pedido", "shared", None, false).unwrap();
-    store.write("pedido", "for biro", Some("biro"), false).unwrap();
+    store.write("pedido", "shared", None, &Precondition::Any).unwrap();
+    store.write("pedido", "for biro", Some("biro"), &Precondition::Any).unwrap();
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "shared");
     assert_eq!(store.get("pedido", Some("biro")).unwrap().unwrap().content, "for biro");
     assert_eq!(store.get("pedido", Some("kino")).unwrap(), None);
@@ -63,7 +63,7 @@ fn s34_agent_scope_never_falls_back(fresh: &Fresh) {
 
 fn s35_agent_private_records_stay_private(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("only-mine", "mine", Some("biro"), false).unwrap();
+    store.write("only-mine", "mine", Some("biro"), &Precondition::Any).unwrap();
     assert!(store.names(None).unwrap().is_empty());
     assert_eq!(store.names(Some("biro")).unwrap(), ["only-mine"]);
     let keys: Vec<String> = store.all(Some("biro")).unwrap().into_iter().map(|(k, _)| k).collect();
@@ -73,9 +73,9 @@ fn s35_agent_private_records_stay_private(fresh: &Fresh) {
 
 fn s36_agents_sorted(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("a", "shared", None, false).unwrap();
-    store.write("a", "zeta's", Some("zeta"), false).unwrap();
-    store.write("b", "alpha's", Some("alpha"), false).unwrap();
+    store.write("a", "shared", None, &Precondition::Any).unwrap();
+    store.write("a", "zeta's", Some("zeta"), &Precondition::Any).unwrap();
+    store.write("b", "alpha's", Some("alpha"), &Precondition::Any).unwrap();
     assert_eq!(store.agents().unwrap(), ["alpha", "zeta"]);
     // As in MemoryStore, an agent whose last record is deleted is no longer listed.
     store.delete("a", Some("zeta")).unwrap();
@@ -84,22 +84,22 @@ fn s36_agents_sorted(fresh: &Fresh) {
 
 fn s37_agent_versions_restore_create_only(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("x", "shared v1", None, false).unwrap();
-    store.write("x", "agent v1", Some("biro"), false).unwrap();
-    store.write("x", "agent v2", Some("biro"), false).unwrap();
+    store.write("x", "shared v1", None, &Precondition::Any).unwrap();
+    store.write("x", "agent v1", Some("biro"), &Precondition::Any).unwrap();
+    store.write("x", "agent v2", Some("biro"), &Precondition::Any).unwrap();
     assert!(store.versions("x", None).unwrap().is_empty());
     assert_eq!(contents(&store.versions("x", Some("biro")).unwrap()), ["agent v1"]);
     assert_eq!(store.restore("x", 0, Some("biro")).unwrap().content, "agent v1");
     assert_eq!(store.get("x", Some("biro")).unwrap().unwrap().content, "agent v1");
-    let err = store.write("x", "again", Some("biro"), true).unwrap_err();
+    let err = store.write("x", "again", Some("biro"), &Precondition::Absent).unwrap_err();
     assert_eq!(err.to_string(), "skill 'x' already exists for agent 'biro'");
     assert_eq!(store.get("x", None).unwrap().unwrap().content, "shared v1");
 }
 
 fn s38_agent_delete_keeps_shared(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("pedido", "shared", None, false).unwrap();
-    store.write("pedido", "for biro", Some("biro"), false).unwrap();
+    store.write("pedido", "shared", None, &Precondition::Any).unwrap();
+    store.write("pedido", "for biro", Some("biro"), &Precondition::Any).unwrap();
     assert!(store.delete("pedido", Some("biro")).unwrap());
     assert!(!store.delete("pedido", Some("biro")).unwrap());
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "shared");
@@ -108,7 +108,8 @@ fn s38_agent_delete_keeps_shared(fresh: &Fresh) {
 
 fn history_keeps_twenty_and_restore_shifts_it(fresh: &Fresh) {
     let store = fresh.open();
-    let written: Vec<_> = (0..25).map(|i| store.write("pedido", &format!("v{i}"), None, false).unwrap()).collect();
+    let written: Vec<_> =
+        (0..25).map(|i| store.write("pedido", &format!("v{i}"), None, &Precondition::Any).unwrap()).collect();
     let history = store.versions("pedido", None).unwrap();
     assert_eq!(history.len(), HISTORY_CAP);
     assert_eq!(contents(&history), (4..24).rev().map(|i| format!("v{i}")).collect::<Vec<_>>());
@@ -140,7 +141,7 @@ fn restore_checks_not_found_before_the_index(fresh: &Fresh) {
     let store = fresh.open();
     assert_eq!(store.restore("nope", 0, None).unwrap_err().to_string(), "skill 'nope' not found");
     assert_eq!(store.restore("nope", -1, None).unwrap_err().to_string(), "skill 'nope' not found");
-    store.write("nope", "shared", None, false).unwrap();
+    store.write("nope", "shared", None, &Precondition::Any).unwrap();
     // The text never names the agent.
     assert_eq!(store.restore("nope", 0, Some("biro")).unwrap_err().to_string(), "skill 'nope' not found");
     assert_eq!(store.restore("nope", 0, None).unwrap_err().to_string(), "version 0 does not exist");
@@ -149,12 +150,34 @@ fn restore_checks_not_found_before_the_index(fresh: &Fresh) {
 
 fn identical_rewrite_still_pushes_history(fresh: &Fresh) {
     let store = fresh.open();
-    store.write("pedido", "same", None, false).unwrap();
-    store.write("pedido", "same", None, false).unwrap();
+    store.write("pedido", "same", None, &Precondition::Any).unwrap();
+    store.write("pedido", "same", None, &Precondition::Any).unwrap();
     assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["same"]);
 }
 
+/// Two editors began from one text: the first save lands, the second is
+/// refused and changes nothing; an edit of a record deleted since is
+/// refused too. (Not Insika: its Studio overwrote silently.)
+fn a_stale_edit_is_a_conflict_not_an_overwrite(fresh: &Fresh) {
+    let store = fresh.open();
+    let began = store.write("pedido", "v1", Some("biro"), &Precondition::Absent).unwrap().content;
+    let began = Precondition::Unchanged(began);
+    store.write("pedido", "mine", Some("biro"), &began).unwrap();
+    let stale = store.write("pedido", "theirs", Some("biro"), &began).unwrap_err();
+    assert_eq!(
+        stale.to_string(),
+        "skill 'pedido' for agent 'biro' was changed since this edit began: reload it, then edit again"
+    );
+    assert_eq!(store.get("pedido", Some("biro")).unwrap().unwrap().content, "mine");
+    assert_eq!(contents(&store.versions("pedido", Some("biro")).unwrap()), ["v1"]);
+    assert!(store.delete("pedido", Some("biro")).unwrap());
+    let gone = store.write("pedido", "late", Some("biro"), &Precondition::Unchanged("mine".into())).unwrap_err();
+    assert!(matches!(gone, StoreError::Conflict { .. }), "{gone}");
+    assert_eq!(store.get("pedido", Some("biro")).unwrap(), None);
+}
+
 on_each_store!(
+    a_stale_edit_is_a_conflict_not_an_overwrite,
     s31_write_get_names_all,
     s32_versions_and_create_only,
     s33_restore_then_delete,

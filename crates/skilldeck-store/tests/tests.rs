@@ -6,6 +6,7 @@
 // A broken fixture should stop a test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use skilldeck::store::Precondition;
 use skilldeck::store::{MemoryStore, SkillStore, Version};
 use skilldeck_store::SqliteStore;
 use tempfile::TempDir;
@@ -164,7 +165,7 @@ fn byte_order_for_keys_and_agents_matches_memory_store(fresh: &Fresh) {
     for s in [&*store, &memory as &dyn SkillStore] {
         for agent in agents {
             for name in names {
-                s.write(name, &format!("{name} for {agent:?}"), agent, false).unwrap();
+                s.write(name, &format!("{name} for {agent:?}"), agent, &Precondition::Any).unwrap();
             }
         }
     }
@@ -179,10 +180,10 @@ fn byte_order_for_keys_and_agents_matches_memory_store(fresh: &Fresh) {
 /// asynchronously, so the test waits up to five seconds), and it then stays.
 fn the_change_token_moves_for_another_handles_write(fresh: &Fresh) {
     let (mine, theirs) = (fresh.open(), fresh.open());
-    mine.write("pedido", "mine", None, false).unwrap();
+    mine.write("pedido", "mine", None, &Precondition::Any).unwrap();
     let seen = mine.change_token().unwrap();
     assert!(seen.is_some(), "{:?} can tell", fresh.backend);
-    theirs.write("pedido", "theirs", None, false).unwrap();
+    theirs.write("pedido", "theirs", None, &Precondition::Any).unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     let moved = loop {
         let now = mine.change_token().unwrap();
@@ -201,7 +202,7 @@ fn sqlite_change_token_stays_for_own_writes() {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path().join("skills.db")).unwrap();
     let seen = store.change_token().unwrap();
-    store.write("pedido", "mine", None, false).unwrap();
+    store.write("pedido", "mine", None, &Precondition::Any).unwrap();
     assert_eq!(store.change_token().unwrap(), seen);
 }
 
@@ -212,8 +213,8 @@ fn threads_share_one_handle(fresh: &Fresh) {
             let store = &store;
             s.spawn(move || {
                 for i in 0..10 {
-                    store.write(&format!("t{t}-{i}"), "x", Some("biro"), false).unwrap();
-                    store.write("shared-key", &format!("t{t}-{i}"), Some("biro"), false).unwrap();
+                    store.write(&format!("t{t}-{i}"), "x", Some("biro"), &Precondition::Any).unwrap();
+                    store.write("shared-key", &format!("t{t}-{i}"), Some("biro"), &Precondition::Any).unwrap();
                 }
             });
         }

@@ -9,7 +9,7 @@ use crate::frontmatter::{self, BOM, Fences, FrontmatterMode};
 use crate::live::LiveCatalog;
 use crate::read;
 use crate::skill::Origin;
-use crate::store::{Record, SkillStore, StoreError};
+use crate::store::{Precondition, Record, SkillStore, StoreError};
 
 /// Why an authoring command refused or failed.
 #[derive(Debug, thiserror::Error)]
@@ -60,19 +60,22 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
 
 /// `write_skill`: checks the name (`name is required`), then the text
 /// ([`check_skill_md`]), writes the record under `name` (the key, whatever
-/// the frontmatter says) for `agent` (blank: shared), and reloads `live`.
+/// the frontmatter says) for `agent` (blank: shared) when `precondition`
+/// holds, and reloads `live`.
 ///
 /// # Example
 ///
 /// ```
 /// use std::sync::Arc;
-/// use skilldeck::{Catalog, LiveCatalog, authoring, store::MemoryStore};
+/// use skilldeck::store::{MemoryStore, Precondition};
+/// use skilldeck::{Catalog, LiveCatalog, authoring};
 ///
 /// let store = Arc::new(MemoryStore::default());
 /// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
-/// authoring::write_skill(store.as_ref(), &live, Some("pedido"), "---\nname: pedido\n---\nfaz pedido\n", None, false)?;
+/// let any = Precondition::Any;
+/// authoring::write_skill(store.as_ref(), &live, Some("pedido"), "---\nname: pedido\n---\nfaz pedido\n", None, &any)?;
 /// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "faz pedido\n");
-/// let refused = authoring::write_skill(store.as_ref(), &live, Some("p"), "sem frontmatter", None, false);
+/// let refused = authoring::write_skill(store.as_ref(), &live, Some("p"), "sem frontmatter", None, &any);
 /// assert_eq!(refused.unwrap_err().to_string(), "SKILL.md missing YAML frontmatter (--- ... ---)");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -80,7 +83,8 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
 /// # Errors
 ///
 /// [`AuthoringError::Invalid`] for a refused request (nothing written),
-/// [`AuthoringError::Store`] for a store failure or a create-only conflict,
+/// [`AuthoringError::Store`] for a store failure or a precondition that
+/// does not hold ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]),
 /// [`AuthoringError::Reload`] when the write landed but the reload failed.
 pub fn write_skill(
     store: &dyn SkillStore,
@@ -88,11 +92,11 @@ pub fn write_skill(
     name: Option<&str>,
     content: &str,
     agent: Option<&str>,
-    create_only: bool,
+    precondition: &Precondition,
 ) -> Result<Record, AuthoringError> {
     let name = presence(name).ok_or_else(|| AuthoringError::Invalid("name is required".into()))?;
     check_skill_md(content)?;
-    let record = store.write(name, content, presence(agent), create_only)?;
+    let record = store.write(name, content, presence(agent), precondition)?;
     live.reload()?;
     Ok(record)
 }
@@ -199,6 +203,70 @@ pub fn set_skill_agents(
         }
     }
     Ok(done)
+}
+
+/// [`set_skill_agents`] over the profiles `store` keeps, in one transaction:
+/// what the Studio's agent grid does. Profiles are read per request, so
+/// nothing reloads.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::{MemoryStore, SkillStore};
+/// use skilldeck::{AgentProfile, authoring};
+///
+/// let store = MemoryStore::default();
+/// store.update_profiles(&mut |all| all.extend([AgentProfile::new("bia").allow(["cardapio"]), AgentProfile::new("geral")]))?;
+/// let done = authoring::set_skill_agents_in(&store, "pedido", &["bia".into()], Some(&[]))?;
+/// assert_eq!(done.changed, ["bia", "geral"]);
+/// assert_eq!(store.profiles()?[0].skills.as_deref(), Some(&["cardapio".to_owned(), "pedido".to_owned()][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`set_skill_agents`], and the store's errors.
+pub fn set_skill_agents_in(
+    store: &dyn SkillStore,
+    name: &str,
+    agent_ids: &[String],
+    eager_ids: Option<&[String]>,
+) -> Result<SkillAgents, AuthoringError> {
+    let mut done = Err(AuthoringError::Invalid("name is required".into()));
+    store.update_profiles(&mut |profiles| done = set_skill_agents(profiles, name, agent_ids, eager_ids))?;
+    done
+}
+
+/// `update_agent`: sets agent `id`'s allowlist (`None`: every skill) in the
+/// profiles `store` keeps, adding the profile when there is none; its eager
+/// set is left as it is.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::{MemoryStore, SkillStore};
+/// use skilldeck::authoring;
+///
+/// let store = MemoryStore::default();
+/// authoring::update_agent(&store, "chef", Some(vec!["pedido".into()]))?;
+/// assert_eq!(store.profiles()?[0].skills.as_deref(), Some(&["pedido".to_owned()][..]));
+/// authoring::update_agent(&store, "chef", None)?;
+/// assert_eq!(store.profiles()?[0].skills, None);
+/// assert_eq!(store.profile_versions("chef")?.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`AuthoringError::Invalid`] (`id is required`) for a blank id; the
+/// store's errors.
+pub fn update_agent(store: &dyn SkillStore, id: &str, skills: Option<Vec<String>>) -> Result<(), AuthoringError> {
+    let id = presence(Some(id)).ok_or_else(|| AuthoringError::Invalid("id is required".into()))?;
+    store.update_profiles(&mut |profiles| match profiles.iter_mut().find(|p| p.id == id) {
+        Some(profile) => profile.skills = skills.clone(),
+        None => profiles.push(AgentProfile { skills: skills.clone(), ..AgentProfile::new(id) }),
+    })?;
+    Ok(())
 }
 
 /// `list ∪ [name]` (a set union: duplicates go, `name` comes last if new)

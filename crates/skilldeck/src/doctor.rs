@@ -215,7 +215,7 @@ impl Agent {
 /// use skilldeck::store::{MemoryStore, SkillStore};
 ///
 /// let store = MemoryStore::default();
-/// store.write("formato", "---\nname: formato\ndescription: d\neager: true\n---\n\nUse listas.\n", None, false)?;
+/// store.write("formato", "---\nname: formato\ndescription: d\neager: true\n---\n\nUse listas.\n", None, &skilldeck::store::Precondition::Any)?;
 /// let agents = [Agent::new(AgentProfile::new("loja").allow(["formato"]))];
 ///
 /// let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.check();

@@ -25,7 +25,7 @@ use crate::catalog::{BuildError, Catalog, CatalogBuilder};
 /// let store = Arc::new(MemoryStore::default());
 /// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
 /// let before = live.snapshot();
-/// store.write("pedido", "---\nname: pedido\n---\nnova\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nnova\n", None, &skilldeck::store::Precondition::Any)?;
 /// live.reload()?;
 /// assert!(before.get("pedido").is_none());
 /// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "nova\n");

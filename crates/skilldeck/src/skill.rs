@@ -153,7 +153,7 @@ impl Skill {
     ///
     /// let store = Arc::new(MemoryStore::default());
     /// let text = "---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  version: \"1.2\"\n---\nBody.\n";
-    /// store.write("pdf", text, None, false)?;
+    /// store.write("pdf", text, None, &skilldeck::store::Precondition::Any)?;
     /// let catalog = Catalog::builder().store(store).build()?;
     /// let frontmatter = catalog.get("pdf").unwrap().frontmatter();
     /// assert_eq!(frontmatter["metadata"]["version"], "1.2");
@@ -255,7 +255,7 @@ impl Skill {
     /// use skilldeck::{Catalog, SkillDef, store::{MemoryStore, SkillStore}};
     ///
     /// let store = Arc::new(MemoryStore::default());
-    /// store.write("pedido", "---\nname: pedido\n---\nFaça o pedido.\n", None, false)?;
+    /// store.write("pedido", "---\nname: pedido\n---\nFaça o pedido.\n", None, &skilldeck::store::Precondition::Any)?;
     /// let catalog = Catalog::builder().skill(SkillDef::new("menu")).store(store).build()?;
     /// assert_eq!(catalog.get("pedido").unwrap().record(), Some("---\nname: pedido\n---\nFaça o pedido.\n"));
     /// assert_eq!(catalog.get("menu").unwrap().record(), None);

@@ -6,10 +6,18 @@
 //! A store holds `SKILL.md` texts under a key, either shared or belonging to
 //! one agent. The key is the record's identity: a record stored as
 //! `gift-concierge` is that skill whatever its frontmatter `name` says.
+//!
+//! A store may also keep the agents' profiles ([`AgentProfile`]: which
+//! skills each may use, which it always gets), so that every program on the
+//! store (the Studio, `serve --agent`, `doctor`) reads the same ones. They
+//! change together, in one transaction ([`SkillStore::update_profiles`]),
+//! and keep a history as records do ([`ProfileVersion`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::agent::AgentProfile;
 
 /// How many earlier versions a record keeps, most recent first.
 pub const HISTORY_CAP: usize = 20;
@@ -30,6 +38,47 @@ pub struct Version {
     pub content: String,
     /// When that version was written.
     pub at: String,
+}
+
+/// An earlier version of an agent profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileVersion {
+    /// The profile as it was.
+    pub profile: AgentProfile,
+    /// When that version was written.
+    pub at: String,
+}
+
+/// Checks profiles about to be kept: each has a non-blank id, and no two
+/// share one. One rule for every backend.
+///
+/// # Errors
+///
+/// [`StoreError::InvalidProfile`] naming the first problem.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::AgentProfile;
+/// use skilldeck::store::check_profiles;
+///
+/// assert!(check_profiles(&[AgentProfile::new("bia"), AgentProfile::new("chef")]).is_ok());
+/// let twice = check_profiles(&[AgentProfile::new("bia"), AgentProfile::new("bia")]).unwrap_err();
+/// assert_eq!(twice.to_string(), "agent profile 'bia' is given twice");
+/// let blank = check_profiles(&[AgentProfile::new(" ")]).unwrap_err();
+/// assert_eq!(blank.to_string(), "agent profile id is blank");
+/// ```
+pub fn check_profiles(profiles: &[AgentProfile]) -> Result<(), StoreError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for profile in profiles {
+        if profile.id.trim().is_empty() {
+            return Err(StoreError::InvalidProfile("id is blank".into()));
+        }
+        if !seen.insert(profile.id.as_str()) {
+            return Err(StoreError::InvalidProfile(format!("'{}' is given twice", profile.id)));
+        }
+    }
+    Ok(())
 }
 
 /// A record with its history: the shape every backend persists.
@@ -78,13 +127,54 @@ impl StoredSkill {
     }
 }
 
-/// Why a store call failed. The texts are Insika's.
+/// What a write expects to find under its key, checked in the write's own
+/// transaction ([`may_write`]).
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::{MemoryStore, Precondition, SkillStore, StoreError};
+///
+/// let store = MemoryStore::default();
+/// let first = store.write("pedido", "v1", None, &Precondition::Absent)?;
+/// // Two editors open v1; the first save wins, the second is refused.
+/// let began = Precondition::Unchanged(first.content);
+/// store.write("pedido", "mine", None, &began)?;
+/// let stale = store.write("pedido", "theirs", None, &began);
+/// assert!(matches!(stale, Err(StoreError::Conflict { .. })));
+/// # Ok::<(), StoreError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Precondition {
+    /// Whatever is there: an upsert.
+    #[default]
+    Any,
+    /// No record yet: Insika's `create_only`.
+    Absent,
+    /// The record is still this text, the one the edit began from: a save
+    /// from a stale editor is refused, never a silent overwrite. (The text,
+    /// not its time: two writes within one second carry the same time.)
+    Unchanged(String),
+}
+
+/// Why a store call failed. The texts are Insika's, but for
+/// [`StoreError::Conflict`], which Insika does not have.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// A create-only write found a record already there.
     #[error("skill '{name}' already exists{}", for_agent(agent.as_deref()))]
     AlreadyExists {
+        /// The key.
+        name: String,
+        /// The agent scope, `None` for shared.
+        agent: Option<String>,
+    },
+    /// The record is no longer the text the write's edit began from
+    /// ([`Precondition::Unchanged`]).
+    #[error("skill '{name}'{} was changed since this edit began: reload it, then edit again", for_agent(agent.as_deref()))]
+    Conflict {
         /// The key.
         name: String,
         /// The agent scope, `None` for shared.
@@ -101,6 +191,15 @@ pub enum StoreError {
     NoSuchVersion {
         /// The index as asked.
         index: i64,
+    },
+    /// Profiles to keep with a blank id, or two with one id.
+    #[error("agent profile {0}")]
+    InvalidProfile(String),
+    /// The store does not keep this kind of data.
+    #[error("this skill store does not keep {what}")]
+    Unsupported {
+        /// What it does not keep.
+        what: &'static str,
     },
     /// The backend failed: I/O, a corrupt file, a lost connection.
     #[error("skill store {location}: {message}")]
@@ -145,14 +244,21 @@ pub trait SkillStore: Send + Sync {
     /// [`StoreError::Backend`] when the backend fails.
     fn agents(&self) -> Result<Vec<String>, StoreError>;
 
-    /// Writes `content` under `name` (an upsert unless `create_only`) and
-    /// returns the new record.
+    /// Writes `content` under `name` when `precondition` holds ([`may_write`],
+    /// in the write's transaction) and returns the new record.
     ///
     /// # Errors
     ///
-    /// [`StoreError::AlreadyExists`] for a create-only write over a record;
-    /// [`StoreError::Backend`] when the backend fails.
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError>;
+    /// [`StoreError::AlreadyExists`] or [`StoreError::Conflict`] when the
+    /// precondition does not hold; [`StoreError::Backend`] when the backend
+    /// fails.
+    fn write(
+        &self,
+        name: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError>;
 
     /// Deletes the record under `name` with its history; `false` when there was none.
     ///
@@ -187,6 +293,44 @@ pub trait SkillStore: Send + Sync {
         Ok(self.all(agent)?.into_iter().map(|(name, _)| name).collect())
     }
 
+    /// Every agent profile the store keeps, by id in byte order. A store
+    /// that keeps none (the default) has none.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn profiles(&self) -> Result<Vec<AgentProfile>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Changes the kept profiles in one transaction: `change` is given
+    /// every profile, by id in byte order, and may edit, add or remove
+    /// them. Afterwards each profile that differs is written (its previous
+    /// version going to its history, at most [`HISTORY_CAP`]) and each one
+    /// gone is deleted with its history; nothing else is touched. The
+    /// result is checked with [`check_profiles`] before anything is written.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::InvalidProfile`] for a blank or repeated id (nothing
+    /// written); [`StoreError::Unsupported`] for a store that keeps no
+    /// profiles (the default); [`StoreError::Backend`] when the backend fails.
+    fn update_profiles(&self, change: &mut dyn FnMut(&mut Vec<AgentProfile>)) -> Result<(), StoreError> {
+        let _ = change;
+        Err(StoreError::Unsupported { what: "agent profiles" })
+    }
+
+    /// The earlier versions of profile `id`, most recent first; empty for
+    /// an unknown id.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the backend fails.
+    fn profile_versions(&self, id: &str) -> Result<Vec<ProfileVersion>, StoreError> {
+        let _ = id;
+        Ok(Vec::new())
+    }
+
     /// A number that moves when another handle, in this process or another,
     /// has committed a write: a host that serves a catalog asks it now and
     /// then and reloads when it moved. It may move for this handle's own
@@ -201,27 +345,45 @@ pub trait SkillStore: Send + Sync {
     }
 }
 
-/// The check a write makes before it writes: a create-only write finds no
-/// record there, or is refused. One rule for every backend.
+/// The check a write makes, inside its transaction, before it writes:
+/// `current` is the record's text now (`None`: no record). One rule for
+/// every backend.
 ///
 /// # Errors
 ///
-/// [`StoreError::AlreadyExists`] for a create-only write over a record.
+/// [`StoreError::AlreadyExists`] for a create-only write over a record;
+/// [`StoreError::Conflict`] for a write whose edit began from another text
+/// than the record's now (or from a record since deleted).
 ///
 /// # Example
 ///
 /// ```
-/// use skilldeck::store::may_write;
+/// use skilldeck::store::{Precondition, may_write};
 ///
-/// assert!(may_write("pedido", None, true, false).is_ok());
-/// let err = may_write("pedido", Some("biro"), true, true).unwrap_err();
+/// assert!(may_write("pedido", None, &Precondition::Absent, None).is_ok());
+/// let err = may_write("pedido", Some("biro"), &Precondition::Absent, Some("old")).unwrap_err();
 /// assert_eq!(err.to_string(), "skill 'pedido' already exists for agent 'biro'");
+/// let began = Precondition::Unchanged("old".into());
+/// assert!(may_write("pedido", None, &began, Some("old")).is_ok());
+/// let err = may_write("pedido", None, &began, Some("theirs")).unwrap_err();
+/// assert_eq!(err.to_string(), "skill 'pedido' was changed since this edit began: reload it, then edit again");
 /// ```
-pub fn may_write(name: &str, agent: Option<&str>, create_only: bool, exists: bool) -> Result<(), StoreError> {
-    if create_only && exists {
-        return Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent.map(str::to_owned) });
+pub fn may_write(
+    name: &str,
+    agent: Option<&str>,
+    precondition: &Precondition,
+    current: Option<&str>,
+) -> Result<(), StoreError> {
+    let agent_owned = || agent.map(str::to_owned);
+    match (precondition, current) {
+        (Precondition::Absent, Some(_)) => {
+            Err(StoreError::AlreadyExists { name: name.to_owned(), agent: agent_owned() })
+        }
+        (Precondition::Unchanged(began), current) if current != Some(began.as_str()) => {
+            Err(StoreError::Conflict { name: name.to_owned(), agent: agent_owned() })
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The text a restore of version `index` writes back, checked in the order
@@ -278,17 +440,28 @@ type Records = BTreeMap<(Option<String>, String), StoredSkill>;
 /// # Example
 ///
 /// ```
-/// use skilldeck::store::{MemoryStore, SkillStore};
+/// use skilldeck::store::{MemoryStore, Precondition, SkillStore};
 ///
 /// let store = MemoryStore::default();
-/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, false)?;
-/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, false)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any)?;
+/// store.write("pedido", "---\nname: pedido\n---\nv2\n", None, &Precondition::Any)?;
 /// assert_eq!(store.versions("pedido", None)?[0].content, "---\nname: pedido\n---\nv1\n");
 /// # Ok::<(), skilldeck::store::StoreError>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     records: Mutex<Records>,
+    profiles: Mutex<BTreeMap<String, KeptProfile>>,
+}
+
+/// A profile as [`MemoryStore`] keeps it.
+#[derive(Debug)]
+struct KeptProfile {
+    profile: AgentProfile,
+    /// When `profile` was written.
+    at: String,
+    /// Earlier versions, most recent first.
+    history: Vec<ProfileVersion>,
 }
 
 impl MemoryStore {
@@ -307,10 +480,10 @@ fn put(
     name: &str,
     content: String,
     agent: Option<&str>,
-    create_only: bool,
+    precondition: &Precondition,
 ) -> Result<Record, StoreError> {
     let key = key(name, agent);
-    may_write(name, agent, create_only, records.contains_key(&key))?;
+    may_write(name, agent, precondition, records.get(&key).map(|stored| stored.content.as_str()))?;
     let stored = StoredSkill::next(records.remove(&key), content, now_utc());
     let record = stored.record();
     records.insert(key, stored);
@@ -337,8 +510,14 @@ impl SkillStore for MemoryStore {
         Ok(agents)
     }
 
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
-        self.with(|r| put(r, name, content.to_owned(), agent, create_only))
+    fn write(
+        &self,
+        name: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        self.with(|r| put(r, name, content.to_owned(), agent, precondition))
     }
 
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
@@ -352,8 +531,43 @@ impl SkillStore for MemoryStore {
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
         self.with(|r| {
             let content = restored_version(name, r.get(&key(name, agent)), index)?;
-            put(r, name, content, agent, false)
+            put(r, name, content, agent, &Precondition::Any)
         })
+    }
+
+    fn profiles(&self) -> Result<Vec<AgentProfile>, StoreError> {
+        let kept = self.profiles.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(kept.values().map(|kept| kept.profile.clone()).collect())
+    }
+
+    fn update_profiles(&self, change: &mut dyn FnMut(&mut Vec<AgentProfile>)) -> Result<(), StoreError> {
+        let mut kept = self.profiles.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut profiles: Vec<AgentProfile> = kept.values().map(|kept| kept.profile.clone()).collect();
+        change(&mut profiles);
+        check_profiles(&profiles)?;
+        let now = now_utc();
+        kept.retain(|id, _| profiles.iter().any(|p| p.id == *id));
+        for profile in profiles {
+            match kept.get_mut(&profile.id) {
+                Some(current) if current.profile == profile => {}
+                Some(current) => {
+                    let previous = std::mem::replace(&mut current.profile, profile);
+                    let at = std::mem::replace(&mut current.at, now.clone());
+                    current.history.insert(0, ProfileVersion { profile: previous, at });
+                    current.history.truncate(HISTORY_CAP);
+                }
+                None => {
+                    let id = profile.id.clone();
+                    kept.insert(id, KeptProfile { profile, at: now.clone(), history: Vec::new() });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn profile_versions(&self, id: &str) -> Result<Vec<ProfileVersion>, StoreError> {
+        let kept = self.profiles.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(kept.get(id).map(|kept| kept.history.clone()).unwrap_or_default())
     }
 }
 

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use skilldeck::store::Precondition;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -722,7 +723,7 @@ fn a_50_mb_body_is_listed_and_never_served() {
 fn a_body_over_16_mib_from_a_store_or_data_is_never_served() {
     let big = "x".repeat(16 * MB + 1);
     let store = Arc::new(MemoryStore::default());
-    store.write("stored", &format!("---\nname: stored\n---\n{big}"), None, false).unwrap();
+    store.write("stored", &format!("---\nname: stored\n---\n{big}"), None, &Precondition::Any).unwrap();
     let catalog = Catalog::builder()
         .skill(SkillDef::new("data").description("d").content(big.clone()))
         .store(store)

@@ -3,7 +3,7 @@
 //! directories for disk seeds and a `MemoryStore` for authored records.
 
 use skilldeck::doctor::{Agent, Doctor, Finding, SKILL_DRIFT, SKILL_EAGER, Severity};
-use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
+use skilldeck::store::{MemoryStore, Precondition, Record, SkillStore, StoreError, Version};
 use skilldeck::{AgentProfile, Catalog, Eager};
 
 use crate::util::Tree;
@@ -19,7 +19,7 @@ fn md(name: &str, body: &str, extra: &str) -> String {
 fn store(records: &[(&str, String)]) -> MemoryStore {
     let store = MemoryStore::default();
     for (name, content) in records {
-        store.write(name, content, None, false).unwrap();
+        store.write(name, content, None, &Precondition::Any).unwrap();
     }
     store
 }
@@ -159,7 +159,7 @@ fn i126_a_shared_skill_naming_a_holder_warns() {
 #[test]
 fn i127_clears_once_the_other_holder_specialized() {
     let store = store(&[("escalation", md("escalation", "na biro, 7 dias", ""))]);
-    store.write("escalation", &md("escalation", "na kino", ""), Some("kino"), false).unwrap();
+    store.write("escalation", &md("escalation", "na kino", ""), Some("kino"), &Precondition::Any).unwrap();
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
     assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
@@ -168,7 +168,7 @@ fn i127_clears_once_the_other_holder_specialized() {
 #[test]
 fn i128_specializing_the_named_holder_does_not_clear_it() {
     let store = store(&[("escalation", md("escalation", "na biro, 7 dias", ""))]);
-    store.write("escalation", &md("escalation", "na biro, 7 dias", ""), Some("biro"), false).unwrap();
+    store.write("escalation", &md("escalation", "na biro, 7 dias", ""), Some("biro"), &Precondition::Any).unwrap();
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
     assert_eq!(findings, [warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
@@ -274,7 +274,7 @@ fn broken_yaml_with_an_eager_line_still_warns() {
 #[test]
 fn eager_false_still_warns_and_agent_records_are_not_swept() {
     let store = store(&[("formato", md("formato", "body", "eager: false\n"))]);
-    store.write("cardapio", &md("cardapio", "body", "eager: true\n"), Some("loja"), false).unwrap();
+    store.write("cardapio", &md("cardapio", "body", "eager: true\n"), Some("loja"), &Precondition::Any).unwrap();
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
     assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
 }
@@ -413,8 +413,14 @@ impl SkillStore for Broken {
     fn agents(&self) -> Result<Vec<String>, StoreError> {
         Err(Broken::error())
     }
-    fn write(&self, name: &str, content: &str, agent: Option<&str>, create_only: bool) -> Result<Record, StoreError> {
-        self.records.write(name, content, agent, create_only)
+    fn write(
+        &self,
+        name: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        self.records.write(name, content, agent, precondition)
     }
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
         self.records.delete(name, agent)

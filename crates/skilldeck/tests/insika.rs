@@ -2,6 +2,7 @@
 //! store overlay and scopes, the level-1 list, injected bodies, `load_skill`
 //! and the authoring commands, with exact strings.
 
+use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -161,8 +162,8 @@ fn store_records_join_and_override_disk_skills() {
     tree.file("pedido/SKILL.md", md("pedido", "seed do disco"));
     tree.file("zeta/SKILL.md", md("zeta", "z"));
     let store = Arc::new(MemoryStore::default());
-    store.write("novo", &md("novo", "do store"), None, false).unwrap();
-    store.write("pedido", &md("pedido", "editado no studio"), None, false).unwrap();
+    store.write("novo", &md("novo", "do store"), None, &Precondition::Any).unwrap();
+    store.write("pedido", &md("pedido", "editado no studio"), None, &Precondition::Any).unwrap();
     let catalog = with_store(Some(&tree), &store);
     // The override keeps the disk skill's slot; a new record comes last.
     assert_eq!(catalog.skills().map(Skill::name).collect::<Vec<_>>(), ["cardapio", "pedido", "zeta", "novo"]);
@@ -177,12 +178,17 @@ fn an_unparsable_record_leaves_the_disk_skill_and_is_skipped() {
     let tree = Tree::new();
     tree.file("pedido/SKILL.md", md("pedido", "seed"));
     let store = Arc::new(MemoryStore::default());
-    store.write("pedido", "no frontmatter at all", None, false).unwrap();
-    store.write("sem-nome", "---\ndescription: d\n---\nx\n", None, false).unwrap();
+    store.write("pedido", "no frontmatter at all", None, &Precondition::Any).unwrap();
+    store.write("sem-nome", "---\ndescription: d\n---\nx\n", None, &Precondition::Any).unwrap();
     store
-        .write("enorme", &format!("---\nname: enorme\ndescription: {}\n---\n", "x".repeat(2 << 20)), None, false)
+        .write(
+            "enorme",
+            &format!("---\nname: enorme\ndescription: {}\n---\n", "x".repeat(2 << 20)),
+            None,
+            &Precondition::Any,
+        )
         .unwrap();
-    store.write("bom", &md("bom", "ok"), None, false).unwrap();
+    store.write("bom", &md("bom", "ok"), None, &Precondition::Any).unwrap();
     let catalog = with_store(Some(&tree), &store);
     assert_eq!(body(catalog.get("pedido")), "seed");
     assert_eq!(body(catalog.get("bom")), "ok");
@@ -206,7 +212,7 @@ impl SkillStore for Broken {
     fn agents(&self) -> Result<Vec<String>, StoreError> {
         Err(lost())
     }
-    fn write(&self, _: &str, _: &str, _: Option<&str>, _: bool) -> Result<Record, StoreError> {
+    fn write(&self, _: &str, _: &str, _: Option<&str>, _: &Precondition) -> Result<Record, StoreError> {
         Err(lost())
     }
     fn delete(&self, _: &str, _: Option<&str>) -> Result<bool, StoreError> {
@@ -238,22 +244,22 @@ fn a_reload_sees_a_new_record() {
     let store = Arc::new(MemoryStore::default());
     let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
     assert!(live.snapshot().get("pedido").is_none());
-    store.write("pedido", &md("pedido", "nova"), None, false).unwrap();
+    store.write("pedido", &md("pedido", "nova"), None, &Precondition::Any).unwrap();
     live.reload().unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "nova");
 }
 
 fn scoped_store() -> Arc<MemoryStore> {
     let store = Arc::new(MemoryStore::default());
-    store.write("escalation", &md("escalation", "na biro, devolucao em 7 dias"), None, false).unwrap();
-    store.write("escalation", &md("escalation", "na kino a troca"), Some("kino"), false).unwrap();
+    store.write("escalation", &md("escalation", "na biro, devolucao em 7 dias"), None, &Precondition::Any).unwrap();
+    store.write("escalation", &md("escalation", "na kino a troca"), Some("kino"), &Precondition::Any).unwrap();
     store
 }
 
 #[test]
 fn agent_scopes_shared_override_and_private() {
     let store = scoped_store();
-    store.write("only-kino", &md("only-kino", "privado"), Some("kino"), false).unwrap();
+    store.write("only-kino", &md("only-kino", "privado"), Some("kino"), &Precondition::Any).unwrap();
     let catalog = with_store(None, &store);
     let (kino, biro) = (AgentProfile::new("kino"), AgentProfile::new("biro"));
     assert_eq!(body(catalog.view(&kino).find("escalation")), "na kino a troca");
@@ -270,7 +276,7 @@ fn agent_scopes_shared_override_and_private() {
 #[test]
 fn the_store_key_is_the_identity() {
     let store = Arc::new(MemoryStore::default());
-    store.write("gift-concierge", &md("presente", "x"), None, false).unwrap();
+    store.write("gift-concierge", &md("presente", "x"), None, &Precondition::Any).unwrap();
     let catalog = with_store(None, &store);
     assert_eq!(catalog.get("gift-concierge").unwrap().name(), "gift-concierge");
     assert!(catalog.get("presente").is_none());
@@ -335,7 +341,7 @@ fn load_skill_not_found_is_its_own_error() {
 #[test]
 fn load_skill_keeps_the_snapshot_it_was_made_from() {
     let store = Arc::new(MemoryStore::default());
-    store.write("fugaz", &md("fugaz", "x"), None, false).unwrap();
+    store.write("fugaz", &md("fugaz", "x"), None, &Precondition::Any).unwrap();
     let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
     let profile = AgentProfile::new("a");
     let turn = LoadSkillTool::new(&live.snapshot().view(&profile));
@@ -485,9 +491,16 @@ fn eager_comes_first_and_keeps_its_reason() {
 #[test]
 fn bodies_resolve_per_agent() {
     let store = Arc::new(MemoryStore::default());
-    store.write("escalation", "---\nname: escalation\ntriggers: [devolucao]\n---\nna biro\n", None, false).unwrap();
     store
-        .write("escalation", "---\nname: escalation\ntriggers: [devolucao]\n---\nna kino\n", Some("kino"), false)
+        .write("escalation", "---\nname: escalation\ntriggers: [devolucao]\n---\nna biro\n", None, &Precondition::Any)
+        .unwrap();
+    store
+        .write(
+            "escalation",
+            "---\nname: escalation\ntriggers: [devolucao]\n---\nna kino\n",
+            Some("kino"),
+            &Precondition::Any,
+        )
         .unwrap();
     let catalog = with_store(None, &store);
     let (kino, biro) = (AgentProfile::new("kino"), AgentProfile::new("biro"));
@@ -567,10 +580,18 @@ fn authoring_setup() -> (Arc<MemoryStore>, LiveCatalog) {
 #[test]
 fn write_skill_stores_and_reloads() {
     let (store, live) = authoring_setup();
-    authoring::write_skill(store.as_ref(), &live, Some(" pedido "), &md("pedido", "faz pedido"), None, false).unwrap();
+    authoring::write_skill(
+        store.as_ref(),
+        &live,
+        Some(" pedido "),
+        &md("pedido", "faz pedido"),
+        None,
+        &Precondition::Any,
+    )
+    .unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "faz pedido");
     let prose = "---\nname: promo\ndescription: Discovery. Chocolate/gift: there is NO size gate. Enable it in the briefing.\n---\nx\n";
-    authoring::write_skill(store.as_ref(), &live, Some("promo"), prose, None, false).unwrap();
+    authoring::write_skill(store.as_ref(), &live, Some("promo"), prose, None, &Precondition::Any).unwrap();
     let description = live.snapshot().get("promo").unwrap().description().unwrap().to_owned();
     assert_eq!(description, "Discovery. Chocolate/gift: there is NO size gate. Enable it in the briefing.");
 }
@@ -579,28 +600,38 @@ fn write_skill_stores_and_reloads() {
 fn write_skill_refusals() {
     let (store, live) = authoring_setup();
     let refuse = |name: Option<&str>, content: &str| {
-        authoring::write_skill(store.as_ref(), &live, name, content, None, false).unwrap_err().to_string()
+        authoring::write_skill(store.as_ref(), &live, name, content, None, &Precondition::Any).unwrap_err().to_string()
     };
     assert_eq!(refuse(None, &md("p", "x")), "name is required");
     assert_eq!(refuse(Some("  "), &md("p", "x")), "name is required");
     assert_eq!(refuse(Some("p"), "sem frontmatter"), "SKILL.md missing YAML frontmatter (--- ... ---)");
     assert_eq!(refuse(Some("p"), "---\ndescription: d\n---\nx\n"), "frontmatter missing `name`");
     assert!(store.all(None).unwrap().is_empty(), "nothing refused was written");
-    authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "x"), None, true).unwrap();
-    let again = authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), None, true);
+    authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "x"), None, &Precondition::Absent).unwrap();
+    let again = authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), None, &Precondition::Absent);
     assert_eq!(again.unwrap_err().to_string(), "skill 'p' already exists");
-    let agent = authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), true);
+    let agent =
+        authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), &Precondition::Absent);
     assert!(agent.is_ok());
-    let again = authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), true);
+    let again =
+        authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), &Precondition::Absent);
     assert_eq!(again.unwrap_err().to_string(), "skill 'p' already exists for agent 'biro'");
 }
 
 #[test]
 fn specialize_then_delete_falls_back_to_shared() {
     let (store, live) = authoring_setup();
-    authoring::write_skill(store.as_ref(), &live, Some("esc"), &md("esc", "na biro"), None, false).unwrap();
-    authoring::write_skill(store.as_ref(), &live, Some("esc"), &md("esc", "na kino a troca"), Some(" kino "), false)
+    authoring::write_skill(store.as_ref(), &live, Some("esc"), &md("esc", "na biro"), None, &Precondition::Any)
         .unwrap();
+    authoring::write_skill(
+        store.as_ref(),
+        &live,
+        Some("esc"),
+        &md("esc", "na kino a troca"),
+        Some(" kino "),
+        &Precondition::Any,
+    )
+    .unwrap();
     let kino = AgentProfile::new("kino");
     assert_eq!(body(live.snapshot().view(&kino).find("esc")), "na kino a troca");
     assert_eq!(body(live.snapshot().get("esc")), "na biro");
@@ -629,7 +660,8 @@ fn deleting_a_record_re_exposes_the_disk_seed() {
     tree.file("pedido/SKILL.md", md("pedido", "seed"));
     let store = Arc::new(MemoryStore::default());
     let live = LiveCatalog::new(Catalog::builder().root(tree.root()).store(store.clone())).unwrap();
-    authoring::write_skill(store.as_ref(), &live, Some("pedido"), &md("pedido", "editado"), None, false).unwrap();
+    authoring::write_skill(store.as_ref(), &live, Some("pedido"), &md("pedido", "editado"), None, &Precondition::Any)
+        .unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "editado");
     authoring::delete_skill(store.as_ref(), &live, Some("pedido"), None).unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "seed");

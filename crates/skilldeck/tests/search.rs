@@ -1,6 +1,7 @@
 //! Search (SPEC §13): ranking, exact names, abstention, agents, and the
 //! bounded not-found text of the `skill` tool.
 
+use skilldeck::store::Precondition;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -149,11 +150,18 @@ fn a_huge_query_is_cut_not_slow() {
 fn an_agent_sees_only_its_skills_with_its_own_records() {
     let store = Arc::new(MemoryStore::default());
     let md = |name: &str, description: &str| format!("---\nname: {name}\ndescription: {description}\n---\nbody\n");
-    store.write("refunds", &md("refunds", "Refund an order."), None, false).unwrap();
-    store.write("audit", &md("audit", "Audit the refunds ledger."), None, false).unwrap();
-    store.write("refunds", &md("refunds", "Refund a subscription, support edition."), Some("support"), false).unwrap();
-    store.write("secret", &md("secret", "Refund in secret."), Some("support"), false).unwrap();
-    store.write("other", &md("other", "Refund for another agent."), Some("sales"), false).unwrap();
+    store.write("refunds", &md("refunds", "Refund an order."), None, &Precondition::Any).unwrap();
+    store.write("audit", &md("audit", "Audit the refunds ledger."), None, &Precondition::Any).unwrap();
+    store
+        .write(
+            "refunds",
+            &md("refunds", "Refund a subscription, support edition."),
+            Some("support"),
+            &Precondition::Any,
+        )
+        .unwrap();
+    store.write("secret", &md("secret", "Refund in secret."), Some("support"), &Precondition::Any).unwrap();
+    store.write("other", &md("other", "Refund for another agent."), Some("sales"), &Precondition::Any).unwrap();
     let catalog = Catalog::builder().store(store).build().unwrap();
 
     // The catalog's search sees the shared skills only.

@@ -1,6 +1,7 @@
 //! The shadowing report: every skill that lost its name, with the winner,
 //! and serving a shadowed skill by its location.
 
+use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use skilldeck::store::{MemoryStore, SkillStore};
@@ -34,7 +35,7 @@ fn every_loss_is_reported_with_its_winner() {
     b.skill("deploy", "deploy", "from b", "B");
     b.skill("triage", "triage", "from b", "T");
     let store = Arc::new(MemoryStore::default());
-    store.write("triage", "---\nname: triage\n---\nauthored\n", None, false).unwrap();
+    store.write("triage", "---\nname: triage\n---\nauthored\n", None, &Precondition::Any).unwrap();
     let catalog = Catalog::builder()
         .root(a.root())
         .root(b.root())

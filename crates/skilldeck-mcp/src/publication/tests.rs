@@ -1,6 +1,7 @@
 //! Publication: limits, listing, pagination, `SKILL.md` of data and store
 //! skills, digests.
 
+use skilldeck::store::Precondition;
 use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
@@ -161,7 +162,7 @@ fn skills_the_extension_cannot_list_are_still_resources() {
 fn data_and_store_skills_publish_one_skill_md() {
     let store = Arc::new(MemoryStore::default());
     let record = "---\nname: epsilon\ndescription: Stored.\n---\n\nEpsilon body.\n";
-    store.write("epsilon", record, None, false).unwrap();
+    store.write("epsilon", record, None, &Precondition::Any).unwrap();
     let catalog = Catalog::builder()
         .skill(SkillDef::new("delta").description("Say \"hi\": now\nplease").content("Delta body.\n"))
         .skill(SkillDef::new("bare").content("No description."))
@@ -197,7 +198,9 @@ fn yaml_names_that_would_not_read_back_are_quoted() {
 #[test]
 fn an_agent_publishes_its_effective_skills_and_prompts_its_lazy_ones() {
     let store = Arc::new(MemoryStore::default());
-    store.write("menu", "---\nname: menu\ndescription: Agent's own.\n---\nMine.\n", Some("loja"), false).unwrap();
+    store
+        .write("menu", "---\nname: menu\ndescription: Agent's own.\n---\nMine.\n", Some("loja"), &Precondition::Any)
+        .unwrap();
     let catalog = Catalog::builder()
         .skill(SkillDef::new("menu").description("Shared."))
         .skill(SkillDef::new("format").description("Format."))
@@ -313,12 +316,12 @@ fn a_file_version_moves_when_it_changes_and_only_then() {
     assert_ne!(Version::Gone, Version::Unseen);
 
     let store = Arc::new(MemoryStore::default());
-    store.write("beta", "---\nname: beta\ndescription: B.\n---\nOne.\n", None, false).unwrap();
+    store.write("beta", "---\nname: beta\ndescription: B.\n---\nOne.\n", None, &Precondition::Any).unwrap();
     let catalog = |store: &Arc<MemoryStore>| Catalog::builder().store(store.clone()).build().unwrap();
     let uri = "skill://beta/SKILL.md";
     let record = Publication::build(&catalog(&store), None).version(uri);
     assert!(matches!(&record, Version::Memory(bytes) if bytes.ends_with(b"One.\n")), "{record:?}");
     assert_eq!(Publication::build(&catalog(&store), None).version(uri), record);
-    store.write("beta", "---\nname: beta\ndescription: B.\n---\nTwo.\n", None, false).unwrap();
+    store.write("beta", "---\nname: beta\ndescription: B.\n---\nTwo.\n", None, &Precondition::Any).unwrap();
     assert_ne!(Publication::build(&catalog(&store), None).version(uri), record);
 }
