@@ -58,6 +58,13 @@ impl AgentArgs {
         }
     }
 
+    /// Whether `--agent`'s profile is the store's (when there is one): no
+    /// profile flag is given and `--agents` has no entry for it. A server
+    /// then reads it again when the store changes.
+    pub(crate) fn reads_store(&self, agents: &[doctor::Agent]) -> bool {
+        self.agent.as_ref().is_some_and(|id| !self.has_profile_flags() && agents.iter().all(|a| a.profile.id != *id))
+    }
+
     /// The profile, first found of: the flags when any profile flag is
     /// given, `--agent`'s entry in `--agents`, its profile in `store`, just
     /// the id (every skill, none eager).
@@ -70,8 +77,9 @@ impl AgentArgs {
         agents: &[doctor::Agent],
         store: Option<&dyn SkillStore>,
     ) -> Result<Option<AgentProfile>, StoreError> {
-        let flags = self.has_profile_flags();
-        if !flags && let Some(id) = &self.agent {
+        if let Some(id) = &self.agent
+            && !self.has_profile_flags()
+        {
             if let Some(agent) = agents.iter().find(|a| a.profile.id == *id) {
                 return Ok(Some(agent.profile.clone()));
             }
@@ -81,7 +89,7 @@ impl AgentArgs {
                 return Ok(Some(stored));
             }
         }
-        if self.agent.is_none() && !flags {
+        if self.agent.is_none() && !self.has_profile_flags() {
             return Ok(None);
         }
         let profile = AgentProfile {
@@ -157,4 +165,47 @@ pub(crate) fn read_agents(path: &Path) -> anyhow::Result<Vec<doctor::Agent>> {
                 .fold(doctor::Agent::new(profile).identity(a.identity), |agent, (name, text)| agent.file(name, text))
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+    use skilldeck::store::MemoryStore;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        agent: AgentArgs,
+    }
+
+    fn flags(args: &[&str]) -> AgentArgs {
+        Flags::try_parse_from([&["skilldeck"], args].concat()).unwrap().agent
+    }
+
+    /// Flags, then the --agents file, then the store, then the id alone;
+    /// only a profile the store gives (or would give) is followed there.
+    #[test]
+    fn the_profile_comes_from_the_first_source_that_has_it() {
+        let store = MemoryStore::default();
+        store.update_profiles(&mut |all| all.push(AgentProfile::new("shop").allow(["stored"]))).unwrap();
+        let file = [doctor::Agent::new(AgentProfile::new("shop").allow(["filed"]))];
+        /// The flags, the --agents file, the profile, whether the store is followed.
+        type Case<'a> = (&'a [&'a str], &'a [doctor::Agent], Option<AgentProfile>, bool);
+        let cases: [Case<'_>; 5] = [
+            (&["--agent", "shop"], &[], Some(AgentProfile::new("shop").allow(["stored"])), true),
+            (&["--agent", "shop"], &file, Some(AgentProfile::new("shop").allow(["filed"])), false),
+            (&["--agent", "shop", "--eager", "all"], &file, Some(AgentProfile::new("shop").eager(Eager::All)), false),
+            (&["--agent", "other"], &file, Some(AgentProfile::new("other")), true),
+            (&[], &file, None, false),
+        ];
+        for (args, agents, profile, follows) in cases {
+            let given = flags(args);
+            assert_eq!(given.profile(agents, Some(&store)).unwrap(), profile, "{args:?}");
+            assert_eq!(given.reads_store(agents), follows, "{args:?}");
+        }
+        let without_store = flags(&["--agent", "shop"]).profile(&[], None).unwrap();
+        assert_eq!(without_store, Some(AgentProfile::new("shop")));
+    }
 }

@@ -232,7 +232,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let profile = || cli.agent.profile(&agents, store.as_deref());
     match command {
         Command::Serve(args) => {
-            serve::run(args, with_store(disk), store.clone(), roots, &others, profile()?, cli.verbose)
+            // A profile from the store is followed there: an edit reaches the running server.
+            let follow = store.clone().filter(|_| cli.agent.reads_store(&agents)).map(skilldeck_mcp::ProfileStore);
+            let agent = serve::Agent { profile: profile()?, follow };
+            serve::run(args, with_store(disk), store.clone(), roots, &others, agent, cli.verbose)
         }
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
@@ -245,11 +248,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             }
             let store = store.as_deref().map(|s| s as &dyn SkillStore);
-            let stored = store.map(SkillStore::profiles).transpose()?.unwrap_or_default();
-            let given = cli.agent.agents.is_some() || !stored.is_empty();
-            let agents = agents::with_stored(&agents, stored);
-            let doctor = doctor::Doctor { catalog: Some(&catalog), store, agents: given.then_some(agents.as_slice()) };
-            let findings = doctor.check();
+            let findings = match store.map(SkillStore::profiles).transpose() {
+                Ok(stored) => {
+                    let stored = stored.unwrap_or_default();
+                    let given = cli.agent.agents.is_some() || !stored.is_empty();
+                    let agents = agents::with_stored(&agents, stored);
+                    let agents = given.then_some(agents.as_slice());
+                    doctor::Doctor { catalog: Some(&catalog), store, agents }.check()
+                }
+                // Without the agents neither check is whole: each reports the store, as a sweep of it does.
+                Err(error) => {
+                    [doctor::SKILL_EAGER, doctor::SKILL_DRIFT].map(|c| doctor::Finding::crashed(c, &error)).into()
+                }
+            };
             if json {
                 let rows: Vec<Value> = findings
                     .iter()

@@ -172,7 +172,8 @@ fn doctor_checks_the_stores_profiles_with_the_agents_file() {
 }
 
 /// A profile row this program never wrote stops a command that needs it
-/// with exit 2 and the store's reason; commands that do not are unaffected.
+/// with exit 2 and the store's reason (doctor: its `check crashed`
+/// findings); commands that do not are unaffected.
 #[test]
 fn a_corrupt_stored_profile_is_exit_2_with_the_reason() {
     let deck = Deck::new();
@@ -185,10 +186,12 @@ fn a_corrupt_stored_profile_is_exit_2_with_the_reason() {
          (expected ident at line 1 column 2): \"formato\"",
         deck.path("store.sqlite")
     );
-    for command in
-        [&["list", "--agent", "loja"][..], &["doctor"], &["store", "profiles"], &["serve", "--agent", "loja"]]
-    {
+    for command in [&["list", "--agent", "loja"][..], &["store", "profiles"], &["serve", "--agent", "loja"]] {
         assert_eq!(outcome(&deck.run(command)), refused(2, &reason), "{command:?}");
     }
+    // doctor reports a store it cannot read as Insika's `check crashed`, for each check.
+    let crashed =
+        format!("\u{2717} [skill-eager] check crashed: {reason}\n\u{2717} [skill-drift] check crashed: {reason}\n");
+    assert_eq!(outcome(&deck.run(&["doctor"])), (Some(1), crashed, String::new()));
     assert_eq!(deck.run(&["list"]).status.code(), Some(0), "no agent, no profile read");
 }
