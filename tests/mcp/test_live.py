@@ -182,7 +182,9 @@ async def test_serve_agent_takes_its_profile_from_the_store(kind: str, tmp_path:
     run_cli("store", "profile", "shop", *profile, "--store", store, check=True)
     stored = ["--root", str(root), "--store", store, "--agent", "shop"]
     flagged = [*stored, *profile]
-    async with connect("stdio", "auto", stored) as client:
+    # Instructions compared: wait for the catalog however loaded the machine is.
+    wait = ["--instructions-wait", "60000"]
+    async with connect("stdio", "auto", [*stored, *wait]) as client:
         assert [tool.name for tool in (await client.list_tools()).tools] == ["load_skill"]
         assert {str(r.uri).split("/")[2] for r in await all_resources(client)} == {"alpha", "gamma"}
         answers = {}
@@ -192,7 +194,7 @@ async def test_serve_agent_takes_its_profile_from_the_store(kind: str, tmp_path:
         instructions = client.instructions
     assert answers == {name: cli_load(name, flagged) for name in MAIN_TREE}
     assert answers["beta"] == ("skill 'beta' not available for this agent", True)
-    async with connect("stdio", "auto", flagged) as client:
+    async with connect("stdio", "auto", [*flagged, *wait]) as client:
         assert client.instructions == instructions
 
 
