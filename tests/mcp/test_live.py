@@ -15,7 +15,19 @@ import mcp_types as t
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged
 
-from support import ERAS, MAIN_TREE, TRANSPORTS, cli_load, connect, digest, run_cli, skill_uri, skills_get, write_tree
+from support import (
+    ERAS,
+    MAIN_TREE,
+    TRANSPORTS,
+    all_resources,
+    cli_load,
+    connect,
+    digest,
+    run_cli,
+    skill_uri,
+    skills_get,
+    write_tree,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -157,3 +169,28 @@ async def test_store_write_notifies_and_serves_the_record(transport: str, kind: 
         assert (await client.call_tool("skill", {"name": "stored"})).content[0].text == expected
         assert "stored" in [p.name for p in (await client.list_prompts()).prompts]
         assert changes.prompts >= 1, "prompts/list_changed was not sent though a skill was added"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_serve_agent_takes_its_profile_from_the_store(kind: str, tmp_path: Any) -> None:
+    """`serve --store S --agent ID` with no profile flag serves the profile `skilldeck store
+    profile ID` kept there: what it exposes and what load_skill answers are exactly what the
+    flags saying the same profile give."""
+    root = write_tree(tmp_path / "skills", MAIN_TREE)
+    store = fresh_store(kind, tmp_path)
+    profile = ["--allow", "alpha", "--allow", "gamma", "--eager", "gamma"]
+    run_cli("store", "profile", "shop", *profile, "--store", store, check=True)
+    stored = ["--root", str(root), "--store", store, "--agent", "shop"]
+    flagged = [*stored, *profile]
+    async with connect("stdio", "auto", stored) as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["load_skill"]
+        assert {str(r.uri).split("/")[2] for r in await all_resources(client)} == {"alpha", "gamma"}
+        answers = {}
+        for name in MAIN_TREE:
+            result = await client.call_tool("load_skill", {"name": name})
+            answers[name] = (result.content[0].text, bool(result.is_error))
+        instructions = client.instructions
+    assert answers == {name: cli_load(name, flagged) for name in MAIN_TREE}
+    assert answers["beta"] == ("skill 'beta' not available for this agent", True)
+    async with connect("stdio", "auto", flagged) as client:
+        assert client.instructions == instructions
