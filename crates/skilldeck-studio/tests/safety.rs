@@ -72,6 +72,8 @@ fn the_csrf_cookie_is_strict_and_http_only() {
     // Every form of the page carries it, and the next page keeps it.
     f.get("/skills/new").has(&format!("<input type=\"hidden\" name=\"csrf\" value=\"{token}\">"));
     assert!(f.get("/skills").headers.get(header::SET_COOKIE).is_none());
+    // `no-referrer` would make browsers send `Origin: null` on the Studio's own posts.
+    assert_eq!(page.headers[header::REFERRER_POLICY], "same-origin");
     let policy = page.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
     assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"), "{policy}");
 }
