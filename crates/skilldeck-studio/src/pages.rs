@@ -569,7 +569,8 @@ impl Studio {
         .into_iter()
         .map(|(value, label)| Choice { value: value.into(), label: label.into(), selected: value == format })
         .collect();
-        let budget_text = query.budget.as_deref().map(str::trim).unwrap_or("");
+        // A first visit previews what `serve` sends by default; an emptied field, no budget.
+        let budget_text = query.budget.as_deref().map_or(SERVE_BUDGET, str::trim);
         let mut outcome = None;
         let budget = match budget_text {
             "" => None,
@@ -586,9 +587,10 @@ impl Studio {
             ("toolnexus", None) => (render::toolnexus(&catalog), None),
             ("agentskills", None) => (render::agentskills(&catalog), None),
             (_, None) => (render::insika(&lazy), None),
-            ("toolnexus", Some(b)) => split(b.toolnexus(&catalog)),
-            ("agentskills", Some(b)) => split(b.agentskills(&catalog)),
-            (_, Some(b)) => split(b.insika(&lazy)),
+            // As `serve` fits its instructions: closed by the line naming its search tool.
+            ("toolnexus", Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.toolnexus(&catalog))),
+            ("agentskills", Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.agentskills(&catalog))),
+            (_, Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.insika(&lazy))),
         };
         let report =
             report.unwrap_or_else(|| format!("no budget: the whole text, {} characters", level1.chars().count()));
@@ -597,7 +599,7 @@ impl Studio {
                 "This format lists the shared catalog as a host without an agent sees it: the agent's allowlist does not apply."
             }
             _ => {
-                "What `skilldeck serve --agent` sends: the skills this agent loads on demand (always-on ones are injected instead)."
+                "What `skilldeck serve --agent` sends as its instructions: the skills this agent loads on demand (always-on ones are injected instead); a budget that cuts ends the text with a line naming find_skills."
             }
         };
         let (inject, inject_content) = match &query.message {
@@ -690,6 +692,13 @@ impl Studio {
         Ok(redirect(&skill_href(name), &format!("Version {i} restored."), false))
     }
 }
+
+/// The budget `skilldeck serve` fits its instructions in by default (the
+/// MCP crate's `DEFAULT_BUDGET`; the Studio does not depend on the server).
+const SERVE_BUDGET: &str = "2000c";
+
+/// The search tool a cut level 1 names, as `serve` offers it.
+const SEARCH_TOOL: &str = "find_skills";
 
 /// `(text, report)` of a fitted level 1.
 fn split(fitted: skilldeck::Fitted<'_>) -> (String, Option<String>) {
