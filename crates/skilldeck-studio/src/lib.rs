@@ -104,6 +104,8 @@ impl Studio {
             .route("/agents/{id}/skills", post(pages::update_allowlist))
             .route("/agents/{id}/skills/{name}", get(pages::edit_own).post(pages::save_own))
             .route("/agents/{id}/skills/{name}/delete", post(pages::remove_own))
+            .route("/agents/{id}/skills/{name}/versions/{index}", get(pages::own_version))
+            .route("/agents/{id}/skills/{name}/versions/{index}/restore", post(pages::own_restore))
             .route("/validate", post(pages::validate))
             .route("/static/studio.js", get(pages::script))
             .route("/static/studio.css", get(pages::style))

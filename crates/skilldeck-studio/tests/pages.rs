@@ -288,6 +288,14 @@ fn specialize_edit_and_remove() {
             "\ncorpo\n",
             "the shared skill is untouched"
         );
+        // Its own history: a diff and a restore of the agent's record only.
+        let own = f.get("/agents/chef/skills/cardapio");
+        own.has("<a href=\"/agents/chef/skills/cardapio/versions/0\">diff</a>");
+        f.get("/agents/chef/skills/cardapio/versions/0").has("<del>- corpo</del>").has("<ins>+ só do chef</ins>");
+        let restored = f.post("/agents/chef/skills/cardapio/versions/0/restore", &[]);
+        assert_eq!((restored.status, restored.location()), (303, "/agents/chef/skills/cardapio"));
+        f.follow(&restored).has("role=\"status\">Version 0 restored.</div>");
+        assert_eq!(f.store.get("cardapio", Some("chef")).unwrap().unwrap().content, seed);
         // Removed: the agent falls back to the shared skill.
         let removed = f.post("/agents/chef/skills/cardapio/delete", &[]);
         assert_eq!((removed.status, removed.location()), (303, "/skills/cardapio"));
