@@ -296,6 +296,12 @@ fn specialize_edit_and_remove() {
         assert_eq!((restored.status, restored.location()), (303, "/agents/chef/skills/cardapio"));
         f.follow(&restored).has("role=\"status\">Version 0 restored.</div>");
         assert_eq!(f.store.get("cardapio", Some("chef")).unwrap().unwrap().content, seed);
+        // A tab still holding the text before the restore is refused.
+        let stale =
+            f.post("/agents/chef/skills/cardapio", &[("content", "---\nname: cardapio\n---\nx\n"), ("began", &mine)]);
+        assert_eq!(stale.status, 409);
+        stale.has("role=\"alert\">skill &#39;cardapio&#39; for agent &#39;chef&#39; was changed since this edit began: reload it, then edit again</div>");
+        stale.has("<span class=\"pill\">specialized for chef</span>");
         // Removed: the agent falls back to the shared skill.
         let removed = f.post("/agents/chef/skills/cardapio/delete", &[]);
         assert_eq!((removed.status, removed.location()), (303, "/skills/cardapio"));
