@@ -403,3 +403,17 @@ fn static_files_are_served() {
     assert_eq!(f.get("/static/studio.css").status, 200);
     assert_eq!(f.get("/nowhere").status, 404);
 }
+
+#[test]
+fn without_a_store_the_pages_are_read_only() {
+    let f = Fixture::new(Backend::ReadOnly, disk).unwrap();
+    let page = f.get("/skills/cardapio");
+    page.has("<p class=\"readonly\">Read-only: this Studio has no store.");
+    let text = "---\nname: nova\n---\nkept\n";
+    let refused = f.post("/skills", &[("name", "nova"), ("content", text), ("began", "")]);
+    assert_eq!(refused.status, 503);
+    refused.has("<div class=\"flash error\" role=\"alert\">This Studio has no store, so it cannot save: start it with --store FILE.sqlite</div>");
+    assert_eq!(unescape(&textarea(&refused.body)), text, "the user's text is kept");
+    assert_eq!(f.post("/skills/cardapio/specialize", &[("agent_id", "chef")]).status, 503);
+    assert_eq!(f.post("/agents", &[("id", "chef")]).status, 503);
+}

@@ -56,6 +56,8 @@ pub enum Backend {
     Sqlite,
     Postgres,
     Memory,
+    /// An in-memory store the Studio is not given: its pages are read-only.
+    ReadOnly,
 }
 
 /// One Studio over a disk root and a store, with a browser's cookie jar.
@@ -104,7 +106,7 @@ pub const HOST: &str = "127.0.0.1:7676";
 /// A store of `backend`, or `None` (said on stderr) when PostgreSQL is not given.
 fn open_store(backend: Backend, dir: &Path) -> Option<(Arc<dyn SkillStore>, String)> {
     match backend {
-        Backend::Memory => Some((Arc::new(MemoryStore::default()), String::new())),
+        Backend::Memory | Backend::ReadOnly => Some((Arc::new(MemoryStore::default()), String::new())),
         Backend::Sqlite => {
             let location = dir.join("skills.sqlite").to_str().unwrap().to_owned();
             Some((Arc::from(skilldeck_store::open(&location).unwrap()), location))
@@ -145,7 +147,7 @@ impl Fixture {
         let root = tempfile::tempdir().unwrap();
         disk(root.path());
         let live = Arc::new(LiveCatalog::new(Catalog::builder().root(root.path()).store(store.clone())).unwrap());
-        let studio = Studio::new(live.clone(), Some(store.clone()));
+        let studio = Studio::new(live.clone(), (backend != Backend::ReadOnly).then(|| store.clone()));
         let app = studio.router(access);
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
         Some(Fixture { app, studio, store, location, live, root, runtime, jar: RefCell::default(), _db: db })
