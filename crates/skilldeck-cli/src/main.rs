@@ -31,6 +31,7 @@ mod roots;
 mod search;
 mod serve;
 mod store;
+mod studio;
 mod validate;
 
 use agents::{AgentArgs, read_agents};
@@ -158,6 +159,12 @@ enum Command {
         #[command(subcommand)]
         command: StoreCommand,
     },
+    /// Open the Studio: web pages to write skills, give them to agents and preview what
+    /// each agent sees, over --root, --store and --agents (loopback, 127.0.0.1:7676, by default).
+    ///
+    /// Saving needs --store (without it the pages are read-only); agent profiles are the
+    /// store's, and --agents profiles are shown beside them.
+    Studio(studio::StudioArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -226,6 +233,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     };
     match command {
         Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), roots, &others, profile, cli.verbose),
+        Command::Studio(args) => {
+            let profiles = agents.iter().map(|a| a.profile.clone()).collect();
+            studio::run(args, with_store(disk), store.clone(), profiles, cli.verbose)
+        }
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
             run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
@@ -328,7 +339,8 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
         | Command::Store { .. }
         | Command::Doctor { .. }
         | Command::Validate(_)
-        | Command::Serve(_) => {
+        | Command::Serve(_)
+        | Command::Studio(_) => {
             unreachable!("answered without a catalog")
         }
     }

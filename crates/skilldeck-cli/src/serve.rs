@@ -102,7 +102,7 @@ pub(crate) fn run(
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     // The server reports through `tracing` (`crate::log`, set up already).
-    let token = args.token.clone().or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty());
+    let token = token(args.token.as_deref());
     let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let format = match args.format {
@@ -176,20 +176,33 @@ pub(crate) fn run(
 
 /// The listening address and token; binding beyond loopback needs a token.
 fn http_options(addr: &str, token: Option<String>, limits: HttpLimits) -> anyhow::Result<HttpOptions> {
+    let addr = listen_addr("--http", addr, token.is_some())?;
+    Ok(HttpOptions { addr, token, limits })
+}
+
+/// The address `flag` names (`ADDR:PORT`, or `localhost:PORT`): the one
+/// rule of every HTTP surface (`serve --http`, `studio --listen`) that
+/// beyond loopback a token is required.
+pub(crate) fn listen_addr(flag: &str, addr: &str, has_token: bool) -> anyhow::Result<SocketAddr> {
     let addr = match addr.parse::<SocketAddr>() {
         Ok(addr) => addr,
         Err(_) => match addr.rsplit_once(':') {
             Some(("localhost", port)) => SocketAddr::new(
                 IpAddr::V4(Ipv4Addr::LOCALHOST),
-                port.parse().with_context(|| format!("--http {addr}: bad port"))?,
+                port.parse().with_context(|| format!("{flag} {addr}: bad port"))?,
             ),
-            _ => bail!("--http expects ADDR:PORT (such as 127.0.0.1:8080 or [::1]:0), got {addr:?}"),
+            _ => bail!("{flag} expects ADDR:PORT (such as 127.0.0.1:8080 or [::1]:0), got {addr:?}"),
         },
     };
-    if !addr.ip().is_loopback() && token.is_none() {
-        bail!("--http {addr} listens beyond loopback: give a bearer token with --token or ${TOKEN_VAR}");
+    if !addr.ip().is_loopback() && !has_token {
+        bail!("{flag} {addr} listens beyond loopback: give a bearer token with --token or ${TOKEN_VAR}");
     }
-    Ok(HttpOptions { addr, token, limits })
+    Ok(addr)
+}
+
+/// The token from `--token`, else `$SKILLDECK_TOKEN`; an empty one is none.
+pub(crate) fn token(flag: Option<&str>) -> Option<String> {
+    flag.map(str::to_owned).or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]

@@ -22,6 +22,9 @@ mod roots;
 // Warnings on stderr: the first few and a count, all with --verbose, all in list --json.
 mod warnings;
 
+// skilldeck studio: the line it prints, the token rule, saves other commands read.
+mod studio;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

@@ -1,0 +1,59 @@
+//! `skilldeck studio`: the Studio's web pages over the same sources as
+//! every command. The application is the `skilldeck-studio` crate; this
+//! opens the sources, binds the address and says where it listens.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use skilldeck::store::SkillStore;
+use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
+use skilldeck_studio::{Access, Studio};
+
+/// `skilldeck studio`'s own flags.
+#[derive(Args, Debug)]
+pub(crate) struct StudioArgs {
+    /// Where to listen (port 0 picks a free one); beyond loopback only with a token.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7676")]
+    listen: String,
+    /// The token every request must carry beyond loopback (default: $SKILLDECK_TOKEN): a
+    /// browser opens http://ADDR/?token=TOKEN once and keeps it in a cookie.
+    #[arg(long, value_name = "TOKEN")]
+    token: Option<String>,
+}
+
+/// Serves the Studio until the process is interrupted.
+pub(crate) fn run(
+    args: StudioArgs,
+    builder: CatalogBuilder,
+    store: Option<Arc<dyn SkillStore>>,
+    profiles: Vec<AgentProfile>,
+    verbose: bool,
+) -> anyhow::Result<ExitCode> {
+    let token = crate::serve::token(args.token.as_deref());
+    let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
+    let live = Arc::new(LiveCatalog::new(builder)?);
+    let catalog = live.snapshot();
+    crate::check_store(&catalog)?;
+    crate::warn_summary(catalog.warnings(), verbose);
+    if store.is_none() {
+        tracing::warn!(target: crate::roots::LOG_TARGET, "no --store: the Studio is read-only (start it with --store FILE.sqlite to save)");
+    }
+    let studio = Studio::new(live, store).with_file_profiles(profiles);
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+        let local = listener.local_addr()?;
+        // The one line tests and people read: where to point a browser.
+        eprintln!("skilldeck studio: listening on http://{local}/");
+        let interrupted = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        skilldeck_studio::serve(listener, studio, Access::new(local, token), interrupted).await.context("serve failed")
+    })?;
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,169 @@
+//! skilldeck's Studio: the web pages where people author skills and give
+//! them to agents (Insika's Studio, reference §9.5). Its one job is to put
+//! the engine's authoring commands behind server-rendered HTML forms.
+//!
+//! It depends on the engine (`skilldeck`) and on a store only through the
+//! [`SkillStore`] trait, never on a driver: the program that starts it (the
+//! `skilldeck studio` command) opens the store. The engine knows nothing of
+//! HTTP or HTML; every rule the pages apply (the checks and messages of a
+//! save, who may use a skill, what an agent sees) is the engine's.
+//!
+//! Pages work without JavaScript; one small script (`/static/studio.js`)
+//! adds validation as you type. Every POST is checked for a double-submit
+//! CSRF token, every request for its `Host` and `Origin`, bodies over
+//! [`MAX_BODY_BYTES`] are refused with 413, and with a token (required
+//! beyond loopback) every request must carry it.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use skilldeck::store::{MemoryStore, SkillStore};
+//! use skilldeck::{Catalog, LiveCatalog};
+//! use skilldeck_studio::{Access, Studio};
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let store: Arc<dyn SkillStore> = Arc::new(MemoryStore::default());
+//! let live = Arc::new(LiveCatalog::new(Catalog::builder().root("skills").store(store.clone())).expect("no bad options"));
+//! let studio = Studio::new(live, Some(store));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let access = Access::new(listener.local_addr()?, None);
+//! skilldeck_studio::serve(listener, studio, access, std::future::pending()).await
+//! # }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::{get, post};
+use skilldeck::store::SkillStore;
+use skilldeck::{AgentProfile, LiveCatalog};
+
+mod form;
+mod guard;
+mod markdown;
+mod names;
+mod pages;
+mod source;
+mod views;
+
+pub use guard::{Access, CSRF_COOKIE, MAX_BODY_BYTES};
+pub use names::check_key;
+pub use source::{TEMPLATE_NAME, reconstruct, template};
+
+/// Skills per page of the skill list.
+pub const PAGE_SIZE: usize = 100;
+
+/// The Studio over one live catalog and, to save anything, its store.
+///
+/// Cloning is cheap: every clone shares the catalog and the store.
+#[derive(Clone)]
+pub struct Studio {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    live: Arc<LiveCatalog>,
+    store: Option<Arc<dyn SkillStore>>,
+    /// Profiles from an `--agents` file: shown and previewed, never written.
+    file_profiles: Vec<AgentProfile>,
+}
+
+impl Studio {
+    /// The Studio over `live`, whose builder should read `store` (so a
+    /// save shows on the next page). Without a store the pages are
+    /// read-only: a save says the Studio needs one.
+    pub fn new(live: Arc<LiveCatalog>, store: Option<Arc<dyn SkillStore>>) -> Studio {
+        Studio { inner: Arc::new(Inner { live, store, file_profiles: Vec::new() }) }
+    }
+
+    /// Adds profiles read from elsewhere (an `--agents` file): listed and
+    /// previewed beside the store's, which win on a shared id; the Studio
+    /// never writes them back to their file.
+    pub fn with_file_profiles(self, profiles: Vec<AgentProfile>) -> Studio {
+        let inner = Inner { live: self.inner.live.clone(), store: self.inner.store.clone(), file_profiles: profiles };
+        Studio { inner: Arc::new(inner) }
+    }
+
+    /// The application: every route, behind the [`Access`] checks.
+    pub fn router(&self, access: Access) -> Router {
+        let routes = Router::new()
+            .route("/", get(pages::root))
+            .route("/skills", get(pages::list).post(pages::save_shared))
+            .route("/skills/new", get(pages::new_skill))
+            .route("/skills/{name}", get(pages::edit_shared))
+            .route("/skills/{name}/agents", post(pages::set_agents))
+            .route("/skills/{name}/specialize", post(pages::specialize))
+            .route("/skills/{name}/versions/{index}", get(pages::version))
+            .route("/skills/{name}/versions/{index}/restore", post(pages::restore))
+            .route("/agents", get(pages::agents).post(pages::add_agent))
+            .route("/agents/{id}", get(pages::agent))
+            .route("/agents/{id}/skills", post(pages::update_allowlist))
+            .route("/agents/{id}/skills/{name}", get(pages::edit_own).post(pages::save_own))
+            .route("/agents/{id}/skills/{name}/delete", post(pages::remove_own))
+            .route("/validate", post(pages::validate))
+            .route("/static/studio.js", get(pages::script))
+            .route("/static/studio.css", get(pages::style))
+            .fallback(pages::not_found)
+            .with_state(self.clone());
+        guard::wrap(routes, access)
+    }
+}
+
+/// Serves the Studio on `listener` until `shutdown` completes.
+///
+/// # Errors
+///
+/// The listener's I/O error, if serving fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    studio: Studio,
+    access: Access,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = studio.router(access);
+    let follow = studio.inner.store.clone().map(|store| tokio::spawn(follow_store(store, studio.inner.live.clone())));
+    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    if let Some(follow) = follow {
+        follow.abort();
+    }
+    served
+}
+
+/// How often the Studio asks the store whether another program wrote to it.
+pub const STORE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Reloads the catalog when the store's change token moves (another
+/// program, such as `skilldeck store write` or a second Studio, wrote), so
+/// that every page shows what the store holds; the Studio's own saves
+/// reload at once.
+async fn follow_store(store: Arc<dyn SkillStore>, live: Arc<LiveCatalog>) {
+    // The token first, then one reload: whatever was written before the
+    // token was read (even before the catalog was built) is in the catalog.
+    let (first_store, first_live) = (store.clone(), live.clone());
+    let first = tokio::task::spawn_blocking(move || {
+        let token = first_store.change_token().ok().flatten();
+        if let Err(error) = first_live.reload() {
+            tracing::warn!("the Studio could not reload: {error}");
+        }
+        token
+    });
+    let mut seen: Option<i64> = first.await.unwrap_or(None);
+    loop {
+        tokio::time::sleep(STORE_POLL).await;
+        let (store, live, before) = (store.clone(), live.clone(), seen);
+        let polled = tokio::task::spawn_blocking(move || {
+            let now = store.change_token().ok().flatten();
+            if before.is_some()
+                && now.is_some()
+                && now != before
+                && let Err(error) = live.reload()
+            {
+                tracing::warn!("the Studio could not reload after a change to the store: {error}");
+            }
+            now
+        });
+        seen = polled.await.unwrap_or(seen);
+    }
+}

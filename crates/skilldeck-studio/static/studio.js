@@ -1,0 +1,97 @@
+// skilldeck studio: validation as you type. The pages work without this
+// file; it only refreshes the editor's checks (POST /validate, debounced),
+// marks their lines in a line-number gutter, and saves on Ctrl+S / Cmd+S.
+"use strict";
+(function () {
+  var editor = document.getElementById("editor");
+  var content = document.getElementById("content");
+  var list = document.getElementById("diagnostics");
+  var gutter = document.getElementById("gutter");
+  if (!editor || !content || !list) return;
+  var csrf = editor.querySelector("input[name=csrf]");
+  var nameInput = document.getElementById("name");
+  var bad = {};
+  var timer = null;
+  var sent = 0;
+
+  function drawGutter() {
+    if (!gutter) return;
+    var lines = content.value.split("\n").length;
+    var out = [];
+    for (var i = 1; i <= lines; i++) {
+      var span = document.createElement("span");
+      span.textContent = String(i);
+      span.setAttribute("data-line", String(i));
+      if (bad[i]) span.className = bad[i];
+      out.push(span);
+    }
+    gutter.replaceChildren.apply(gutter, out);
+    gutter.scrollTop = content.scrollTop;
+  }
+
+  function show(diagnostics) {
+    bad = {};
+    var items = diagnostics.map(function (d) {
+      var li = document.createElement("li");
+      li.setAttribute("data-line", String(d.line));
+      li.setAttribute("data-column", String(d.column));
+      li.className = d.severity;
+      li.textContent = "line " + d.line + ": " + d.severity + ": " + d.message + " ";
+      var check = document.createElement("span");
+      check.className = "check";
+      check.textContent = "(" + d.check + ")";
+      li.appendChild(check);
+      if (d.line > 0 && bad[d.line] !== "error") bad[d.line] = d.severity;
+      return li;
+    });
+    list.replaceChildren.apply(list, items);
+    drawGutter();
+  }
+
+  function check() {
+    var mine = ++sent;
+    fetch("/validate", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf ? csrf.value : "" },
+      body: JSON.stringify({ content: content.value, name: nameInput ? nameInput.value : "" })
+    })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (diagnostics) { if (diagnostics && mine === sent) show(diagnostics); })
+      .catch(function () { /* the server-rendered checks stay */ });
+  }
+
+  function later() {
+    drawGutter();
+    clearTimeout(timer);
+    timer = setTimeout(check, 300);
+  }
+
+  // The server-rendered checks mark the gutter on load.
+  Array.prototype.forEach.call(list.querySelectorAll("li[data-line]"), function (li) {
+    var line = Number(li.getAttribute("data-line"));
+    if (line > 0 && bad[line] !== "error") bad[line] = li.className;
+  });
+  drawGutter();
+  content.addEventListener("input", later);
+  if (nameInput) nameInput.addEventListener("input", later);
+  content.addEventListener("scroll", function () { if (gutter) gutter.scrollTop = content.scrollTop; });
+  // A diagnostic leads to its line.
+  list.addEventListener("click", function (event) {
+    var li = event.target.closest("li[data-line]");
+    if (!li) return;
+    var line = Number(li.getAttribute("data-line"));
+    if (line < 1) return;
+    var offset = 0;
+    var lines = content.value.split("\n");
+    for (var i = 0; i < line - 1 && i < lines.length; i++) offset += lines[i].length + 1;
+    content.focus();
+    content.setSelectionRange(offset, offset);
+  });
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && event.key === "s") {
+      event.preventDefault();
+      editor.requestSubmit ? editor.requestSubmit() : editor.submit();
+    }
+  });
+})();
