@@ -15,7 +15,19 @@ import mcp_types as t
 import pytest
 from mcp.client.subscriptions import ResourcesListChanged
 
-from support import ERAS, MAIN_TREE, TRANSPORTS, cli_load, connect, digest, run_cli, skill_uri, skills_get, write_tree
+from support import (
+    ERAS,
+    MAIN_TREE,
+    TRANSPORTS,
+    all_resources,
+    cli_load,
+    connect,
+    digest,
+    run_cli,
+    skill_uri,
+    skills_get,
+    write_tree,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -157,3 +169,69 @@ async def test_store_write_notifies_and_serves_the_record(transport: str, kind: 
         assert (await client.call_tool("skill", {"name": "stored"})).content[0].text == expected
         assert "stored" in [p.name for p in (await client.list_prompts()).prompts]
         assert changes.prompts >= 1, "prompts/list_changed was not sent though a skill was added"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_serve_agent_takes_its_profile_from_the_store(kind: str, tmp_path: Any) -> None:
+    """`serve --store S --agent ID` with no profile flag serves the profile `skilldeck store
+    profile ID` kept there: what it exposes and what load_skill answers are exactly what the
+    flags saying the same profile give."""
+    root = write_tree(tmp_path / "skills", MAIN_TREE)
+    store = fresh_store(kind, tmp_path)
+    profile = ["--allow", "alpha", "--allow", "gamma", "--eager", "gamma"]
+    run_cli("store", "profile", "shop", *profile, "--store", store, check=True)
+    stored = ["--root", str(root), "--store", store, "--agent", "shop"]
+    flagged = [*stored, *profile]
+    async with connect("stdio", "auto", stored) as client:
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["load_skill"]
+        assert {str(r.uri).split("/")[2] for r in await all_resources(client)} == {"alpha", "gamma"}
+        answers = {}
+        for name in MAIN_TREE:
+            result = await client.call_tool("load_skill", {"name": name})
+            answers[name] = (result.content[0].text, bool(result.is_error))
+        instructions = client.instructions
+    assert answers == {name: cli_load(name, flagged) for name in MAIN_TREE}
+    assert answers["beta"] == ("skill 'beta' not available for this agent", True)
+    async with connect("stdio", "auto", flagged) as client:
+        assert client.instructions == instructions
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_a_stored_profile_edit_reaches_a_running_server(kind: str, tmp_path: Any) -> None:
+    """Another process (the Studio, here `skilldeck store profile`) edits the profile a running
+    `serve --agent` took from the store: the server hears of it as of a record write, and then
+    serves the new profile, exactly as a new `skilldeck load` reads it; a deleted profile leaves
+    the id alone, which may use every skill."""
+    root = write_tree(tmp_path / "skills", MAIN_TREE)
+    store = fresh_store(kind, tmp_path)
+    run_cli("store", "profile", "shop", "--allow", "alpha", "--store", store, check=True)
+    args = ["--root", str(root), "--store", store, "--agent", "shop"]
+    changes = Changes()
+
+    async def served(client: Any) -> dict[str, Any]:
+        answers = {}
+        for name in MAIN_TREE:
+            result = await client.call_tool("load_skill", {"name": name})
+            answers[name] = (result.content[0].text, bool(result.is_error))
+        assert answers == {name: cli_load(name, args) for name in MAIN_TREE}
+        return {
+            "resources": {str(r.uri).split("/")[2] for r in await all_resources(client)},
+            "prompts": {p.name for p in (await client.list_prompts()).prompts},
+            "refused": {name for name, (_, refused) in answers.items() if refused},
+        }
+
+    async with connect("stdio", "legacy", args, message_handler=changes) as client:
+        assert await served(client) == {"resources": {"alpha"}, "prompts": {"alpha"}, "refused": {"beta", "gamma"}}
+        edit = ["--allow", "alpha", "--allow", "beta", "--eager", "alpha"]
+        run_cli("store", "profile", "shop", *edit, "--store", store, check=True)
+        await changes.wait()
+        # alpha is eager now: served in full every turn, so neither a prompt nor load_skill's.
+        assert await served(client) == {
+            "resources": {"alpha", "beta"}, "prompts": {"beta"}, "refused": {"alpha", "gamma"}
+        }
+        assert changes.prompts >= 1, "prompts/list_changed was not sent though the prompts changed"
+        await settle(changes)
+        run_cli("store", "profile", "shop", "--delete", "--store", store, check=True)
+        await changes.wait()
+        everything = set(MAIN_TREE)
+        assert await served(client) == {"resources": everything, "prompts": everything, "refused": set()}

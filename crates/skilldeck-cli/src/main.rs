@@ -138,7 +138,8 @@ enum Command {
     /// Rank the skills for a request by name, description, triggers and body
     /// (with an agent: only those it may use); exit 1 when none matches well.
     Search(search::SearchArgs),
-    /// Run Insika's skill-eager and skill-drift checks over the roots, --store and --agents.
+    /// Run Insika's skill-eager and skill-drift checks over the roots, --store (its records and
+    /// agent profiles) and --agents (whose entry replaces the store's profile of its id).
     Doctor {
         /// Print [{check, severity, message}] instead of lines.
         #[arg(long)]
@@ -197,11 +198,15 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let agents = cli.agent.agents.as_deref().map(read_agents).transpose()?.unwrap_or_default();
-    let profile = cli.agent.profile(&agents);
     // The commands that read no source answer before any is opened.
     let command = match cli.command {
         Command::Schema { format } => {
-            let declaration = if profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() };
+            // Which tool depends on whether there is a profile, not on what it allows.
+            let declaration = if cli.agent.profile(&agents, None)?.is_some() {
+                LoadSkillTool::declaration()
+            } else {
+                SkillTool::declaration()
+            };
             let shaped = match format {
                 SchemaFormat::Openai => declaration.openai(),
                 SchemaFormat::Anthropic => declaration.anthropic(),
@@ -231,15 +236,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(store) => builder.store(store.clone()),
         None => builder,
     };
+    let profile = || cli.agent.profile(&agents, store.as_deref());
     match command {
-        Command::Serve(args) => serve::run(args, with_store(disk), store.clone(), roots, &others, profile, cli.verbose),
+        Command::Serve(args) => {
+            // A profile from the store is followed there: an edit reaches the running server.
+            let follow = store.clone().filter(|_| cli.agent.reads_store(&agents)).map(skilldeck_mcp::ProfileStore);
+            let agent = serve::Agent { profile: profile()?, follow };
+            serve::run(args, with_store(disk), store.clone(), roots, &others, agent, cli.verbose)
+        }
         Command::Studio(args) => {
             let profiles = agents.iter().map(|a| a.profile.clone()).collect();
             studio::run(args, with_store(disk), store.clone(), profiles, cli.verbose)
         }
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
-            run_store(command, store.as_ref(), with_store(disk), cli.agent.agent.as_deref())
+            run_store(command, store.as_ref(), with_store(disk), &cli.agent)
         }
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
@@ -248,12 +259,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             }
             let store = store.as_deref().map(|s| s as &dyn SkillStore);
-            let doctor = doctor::Doctor {
-                catalog: Some(&catalog),
-                store,
-                agents: cli.agent.agents.is_some().then_some(agents.as_slice()),
+            let findings = match store.map(SkillStore::profiles).transpose() {
+                Ok(stored) => {
+                    let stored = stored.unwrap_or_default();
+                    let given = cli.agent.agents.is_some() || !stored.is_empty();
+                    let agents = agents::with_stored(&agents, stored);
+                    let agents = given.then_some(agents.as_slice());
+                    doctor::Doctor { catalog: Some(&catalog), store, agents }.check()
+                }
+                // Without the agents neither check is whole: each reports the store, as a sweep of it does.
+                Err(error) => {
+                    [doctor::SKILL_EAGER, doctor::SKILL_DRIFT].map(|c| doctor::Finding::crashed(c, &error)).into()
+                }
             };
-            let findings = doctor.check();
             if json {
                 let rows: Vec<Value> = findings
                     .iter()
@@ -275,7 +293,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // The catalog's warnings, then the conclusion they may explain: no skill at all.
             warn_summary(catalog.warnings(), cli.verbose);
             roots::warn_if_empty(&catalog, &roots.looked_in, &others);
-            run_catalog(command, &catalog, profile.as_ref())
+            run_catalog(command, &catalog, profile()?.as_ref())
         }
     }
 }

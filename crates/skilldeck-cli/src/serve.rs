@@ -10,7 +10,9 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, Budget, CatalogBuilder};
-use skilldeck_mcp::{ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, SkillServer, Watch};
+use skilldeck_mcp::{
+    ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, ProfileStore, SkillServer, Watch,
+};
 
 use crate::roots::Roots;
 
@@ -87,6 +89,14 @@ impl ServeArgs {
     }
 }
 
+/// The agent a server serves.
+pub(crate) struct Agent {
+    /// Its profile as read at the start.
+    pub(crate) profile: Option<AgentProfile>,
+    /// The store it came from, read again at every reload.
+    pub(crate) follow: Option<ProfileStore>,
+}
+
 /// Runs the server until stdin closes (stdio) or the process is interrupted (HTTP).
 ///
 /// With no source given (`roots.conventional`), a server on stdio serves
@@ -98,7 +108,7 @@ pub(crate) fn run(
     store: Option<Arc<dyn SkillStore>>,
     roots: Roots,
     others: &[String],
-    profile: Option<AgentProfile>,
+    agent: Agent,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     // The server reports through `tracing` (`crate::log`, set up already).
@@ -117,7 +127,8 @@ pub(crate) fn run(
     let instructions_wait = Duration::from_millis(args.instructions_wait);
     let looked_in = roots.looked_in.clone();
     let options = Options {
-        profile,
+        profile: agent.profile,
+        profile_store: agent.follow,
         page_size,
         format,
         budget: args.budget,

@@ -1,4 +1,4 @@
-//! `skilldeck store …`: the authored skills of a `--store` file.
+//! `skilldeck store …`: the authored skills and agent profiles of a `--store`.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -9,8 +9,9 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use skilldeck::authoring::{self, AuthoringError};
 use skilldeck::store::{Precondition, SkillStore, StoreError};
-use skilldeck::{CatalogBuilder, LiveCatalog};
+use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 
+use crate::agents::{AgentArgs, profile_json};
 use crate::{check_store, print_json};
 
 #[derive(Subcommand, Debug)]
@@ -46,6 +47,27 @@ pub(crate) enum StoreCommand {
     },
     /// Print every agent that has records of its own.
     Agents,
+    /// Print the agent profiles the store keeps, by id, as JSON: an --agents file.
+    Profiles,
+    /// Print agent ID's profile as JSON; with --allow, --allow-none, --allow-all, --eager or
+    /// --eager-none, first create or change it (what is not given stays as it was; a new
+    /// profile allows every skill, none eager), keeping the old one in its history.
+    Profile {
+        /// The agent's id.
+        id: String,
+        /// Allow every skill (drop the allowlist).
+        #[arg(long)]
+        allow_all: bool,
+        /// Make no skill eager.
+        #[arg(long)]
+        eager_none: bool,
+        /// Delete the profile with its history instead.
+        #[arg(long, conflicts_with_all = ["allow_all", "eager_none", "versions"])]
+        delete: bool,
+        /// Print the earlier versions of the profile, most recent first, instead.
+        #[arg(long, conflicts_with_all = ["allow_all", "eager_none"])]
+        versions: bool,
+    },
 }
 
 /// `skilldeck store …`: each change goes through the authoring rules and
@@ -54,8 +76,9 @@ pub(crate) fn run_store(
     command: StoreCommand,
     store: &dyn SkillStore,
     builder: CatalogBuilder,
-    agent: Option<&str>,
+    flags: &AgentArgs,
 ) -> anyhow::Result<ExitCode> {
+    let agent = flags.agent.as_deref();
     let scope = json!(agent);
     let outcome: Result<Value, AuthoringError> = match command {
         StoreCommand::Write { name, file, create_only } => {
@@ -92,6 +115,17 @@ pub(crate) fn run_store(
             .map(|r| json!({"name": name, "agent": scope, "updated_at": r.updated_at}))
             .map_err(AuthoringError::from),
         StoreCommand::Agents => store.agents().map(|agents| json!(agents)).map_err(AuthoringError::from),
+        StoreCommand::Profiles => store
+            .profiles()
+            .map(|profiles| json!(profiles.iter().map(profile_json).collect::<Vec<_>>()))
+            .map_err(AuthoringError::from),
+        StoreCommand::Profile { id, allow_all, eager_none, delete, versions } => {
+            let change = ProfileChange::from_flags(flags, allow_all, eager_none)?;
+            if (delete || versions) && !change.is_empty() {
+                anyhow::bail!("--delete and --versions take no --allow, --allow-none or --eager");
+            }
+            run_profile(store, id.trim(), change, delete, versions)
+        }
     };
     match outcome {
         Ok(value) => {
@@ -105,4 +139,83 @@ pub(crate) fn run_store(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// What `store profile ID` changes: `None` leaves a part as it is.
+struct ProfileChange {
+    skills: Option<Option<Vec<String>>>,
+    eager: Option<skilldeck::Eager>,
+}
+
+impl ProfileChange {
+    /// The change the flags ask for; two flags for one part are refused.
+    fn from_flags(flags: &AgentArgs, allow_all: bool, eager_none: bool) -> anyhow::Result<ProfileChange> {
+        if flags.agent.is_some() {
+            anyhow::bail!("store profile takes the agent's id as ID, not --agent");
+        }
+        let skills = match (flags.allows(), allow_all) {
+            (Some(_), true) => anyhow::bail!("--allow-all cannot be used with --allow or --allow-none"),
+            (Some(names), false) => Some(Some(names)),
+            (None, true) => Some(None),
+            (None, false) => None,
+        };
+        let eager = match (flags.eager(), eager_none) {
+            (Some(_), true) => anyhow::bail!("--eager-none cannot be used with --eager"),
+            (Some(eager), false) => Some(eager),
+            (None, true) => Some(skilldeck::Eager::None),
+            (None, false) => None,
+        };
+        Ok(ProfileChange { skills, eager })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.skills.is_none() && self.eager.is_none()
+    }
+}
+
+/// `store profile ID`: shows, changes, deletes or lists the history of one
+/// profile, each in one store call (a change is one transaction, so two
+/// commands changing one profile at once lose nothing).
+fn run_profile(
+    store: &dyn SkillStore,
+    id: &str,
+    change: ProfileChange,
+    delete: bool,
+    versions: bool,
+) -> Result<Value, AuthoringError> {
+    let not_found = || AuthoringError::NotFound(format!("agent profile '{id}' not found"));
+    if versions {
+        let versions = store.profile_versions(id)?;
+        return Ok(json!(
+            versions.iter().map(|v| json!({"profile": profile_json(&v.profile), "at": v.at})).collect::<Vec<_>>()
+        ));
+    }
+    if delete {
+        let mut found = false;
+        store.update_profiles(&mut |all| {
+            found = all.iter().any(|p| p.id == id);
+            all.retain(|p| p.id != id);
+        })?;
+        return if found { Ok(json!({"id": id, "deleted": true})) } else { Err(not_found()) };
+    }
+    if change.is_empty() {
+        let profile = store.profiles()?.into_iter().find(|p| p.id == id).ok_or_else(not_found)?;
+        return Ok(profile_json(&profile));
+    }
+    let mut result = None;
+    store.update_profiles(&mut |all| {
+        let at = all.iter().position(|p| p.id == id).unwrap_or_else(|| {
+            all.push(AgentProfile::new(id));
+            all.len() - 1
+        });
+        let profile = &mut all[at];
+        if let Some(skills) = &change.skills {
+            profile.skills.clone_from(skills);
+        }
+        if let Some(eager) = &change.eager {
+            profile.eager = eager.clone();
+        }
+        result = Some(profile.clone());
+    })?;
+    Ok(result.map(|p| profile_json(&p)).unwrap_or_default())
 }

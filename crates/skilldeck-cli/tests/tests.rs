@@ -13,6 +13,9 @@ mod validate;
 // Stores that cannot be used: corrupt, another program's, a server that never answers.
 mod broken_store;
 
+// Agent profiles in the store: the store commands, --agent and doctor reading them.
+mod profiles;
+
 // search: lines, JSON, batches, agents, exit codes.
 mod search;
 

@@ -3,6 +3,7 @@
 //! `find_skills` tool is offered beside it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use skilldeck::{AgentProfile, Budget, Catalog, Fitted};
 
@@ -94,6 +95,9 @@ pub(crate) struct Level1 {
     pub(crate) instructions: Option<String>,
     /// Whether `find_skills` is offered.
     pub(crate) find_skills: bool,
+    /// The agent's profile the generation serves: the tools answer with it
+    /// too, so a request sees one profile with one catalog.
+    pub(crate) profile: Option<Arc<AgentProfile>>,
 }
 
 impl Level1 {
@@ -103,13 +107,13 @@ impl Level1 {
     /// looked (`looked_in`).
     pub(crate) fn new(
         catalog: &Catalog,
-        profile: Option<&AgentProfile>,
+        profile: Option<Arc<AgentProfile>>,
         format: Format,
         budget: Budget,
         find_skills: FindSkills,
         looked_in: &[PathBuf],
     ) -> Level1 {
-        let (fitted, exposed) = match profile {
+        let (fitted, exposed) = match profile.as_deref() {
             Some(profile) => {
                 let view = catalog.view(profile);
                 let lazy = view.lazy();
@@ -128,7 +132,7 @@ impl Level1 {
             true => Some(fitted.text).filter(|text| !text.is_empty()),
         };
         let cut = fitted.shortened + fitted.omitted > 0;
-        Level1 { instructions, find_skills: find_skills == FindSkills::Always || cut }
+        Level1 { instructions, find_skills: find_skills == FindSkills::Always || cut, profile }
     }
 }
 

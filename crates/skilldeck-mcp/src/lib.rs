@@ -72,7 +72,7 @@ pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
 pub use live::{Live, Watch, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use ready::{INSTRUCTIONS_WAIT, loading_instructions};
-pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, SkillServer, TTL_MS};
+pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, ProfileStore, SkillServer, TTL_MS};
 pub use stdio::MAX_PENDING_ANSWERS;
 pub use wire::MAX_MESSAGE_BYTES;
 

@@ -20,6 +20,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
+use skilldeck::store::SkillStore;
 use skilldeck::{
     AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool,
     ToolDeclaration, ToolResult,
@@ -78,6 +79,10 @@ pub struct Options {
     /// The agent whose view is served (`load_skill`, its effective skills);
     /// `None` serves every exposed skill with the `skill` tool.
     pub profile: Option<AgentProfile>,
+    /// With a profile, where it is read again at every reload, by its id:
+    /// the store the profile came from, so that an edit there (the
+    /// Studio's) reaches a running server as a skill edit does.
+    pub profile_store: Option<ProfileStore>,
     /// Skills per `skills/list`, `resources/list` and `prompts/list` page
     /// (at least 1; [`DEFAULT_PAGE_SIZE`] by default).
     pub page_size: usize,
@@ -107,6 +112,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             profile: None,
+            profile_store: None,
             page_size: DEFAULT_PAGE_SIZE,
             format: Format::default(),
             budget: DEFAULT_BUDGET,
@@ -116,6 +122,39 @@ impl Default for Options {
             looked_in: Vec::new(),
             client_roots: ClientRoots::default(),
         }
+    }
+}
+
+/// The store an agent's profile is read from again at every reload
+/// ([`Options::profile_store`]): its profile of [`Options::profile`]'s id
+/// then, or that id alone (every skill, none eager) when it has none. A
+/// store that fails to answer leaves the profile served as it was.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::Arc;
+/// use skilldeck::store::{MemoryStore, SkillStore};
+/// use skilldeck::{AgentProfile, Catalog, LiveCatalog};
+/// use skilldeck_mcp::{Options, ProfileStore, SkillServer};
+///
+/// let store = Arc::new(MemoryStore::default());
+/// store.update_profiles(&mut |all| all.push(AgentProfile::new("shop").allow(["pedido"])))?;
+/// let profile = store.profiles()?.into_iter().next();
+/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
+/// let options = Options { profile, profile_store: Some(ProfileStore(store.clone())), ..Options::default() };
+/// let server = SkillServer::new(live, options);
+/// // The Studio widens the allowlist; the next reload serves it.
+/// store.update_profiles(&mut |all| all[0].skills = None)?;
+/// server.reload()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct ProfileStore(pub Arc<dyn SkillStore>);
+
+impl std::fmt::Debug for ProfileStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProfileStore(dyn SkillStore)")
     }
 }
 
@@ -278,11 +317,13 @@ impl SkillServer {
                 let catalog = live.snapshot();
                 // Where the server was told it looked: a move to the client's
                 // project waits for this build, so it is still the place.
-                let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
+                // The profile as given: the command line read it from its source just now.
+                let profile = self.shared.options.profile.clone().map(Arc::new);
+                let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
                 warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
                 let _ = self.shared.first.set((catalog.clone(), level1.clone()));
                 self.shared.ready.reach(Stage::Read);
-                let publication = Publication::build(&catalog, self.shared.options.profile.as_ref());
+                let publication = Publication::build(&catalog, level1.profile.as_deref());
                 let generation = Arc::new(Generation { catalog, publication, level1 });
                 self.shared.current.store(Some(generation.clone()));
                 self.report(&generation);
@@ -382,11 +423,18 @@ impl SkillServer {
         let Some(current) = self.generation() else {
             unreachable!("reloads wait for the first catalog, which is published before they start")
         };
-        let previous = changed.map(|changed| (&current.publication, changed));
-        let publication = Publication::rebuild(&catalog, self.shared.options.profile.as_ref(), previous);
+        let profile = self.profile_now(&current.level1);
+        // An entry kept from the current publication was made for its
+        // profile (whether the skill is a prompt): a new profile rebuilds all.
+        let same_profile = match (&profile, &current.level1.profile) {
+            (Some(now), Some(was)) => Arc::ptr_eq(now, was),
+            (now, was) => now.is_none() && was.is_none(),
+        };
+        let previous = changed.filter(|_| same_profile).map(|changed| (&current.publication, changed));
+        let publication = Publication::rebuild(&catalog, profile.as_deref(), previous);
         tracing::debug!(ms = started.elapsed().as_millis(), "publication rebuilt");
         let started = std::time::Instant::now();
-        let level1 = level1(&catalog, &self.shared.options, &self.shared.project.looked_in());
+        let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
         tracing::debug!(ms = started.elapsed().as_millis(), "level 1 rebuilt");
         let started = std::time::Instant::now();
         let next = Arc::new(Generation { catalog, publication, level1 });
@@ -402,6 +450,29 @@ impl SkillServer {
             prompts: prompts(&previous) != prompts(&next),
             tools: self.offers_find_skills(&previous) != self.offers_find_skills(&next),
         })
+    }
+
+    /// The profile a new generation serves: the one given, or with a
+    /// [`ProfileStore`], its id's profile there now (`current`'s when the
+    /// store fails, said in the log).
+    fn profile_now(&self, current: &Level1) -> Option<Arc<AgentProfile>> {
+        let given = self.shared.options.profile.as_ref()?;
+        let Some(ProfileStore(store)) = &self.shared.options.profile_store else { return current.profile.clone() };
+        match store.profiles() {
+            Ok(profiles) => {
+                let stored = profiles.into_iter().find(|p| p.id == given.id);
+                let now = stored.unwrap_or_else(|| AgentProfile::new(given.id.clone()));
+                // Unchanged, the same Arc: nothing to compare later.
+                match &current.profile {
+                    Some(same) if **same == now => Some(same.clone()),
+                    _ => Some(Arc::new(now)),
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, agent = %given.id, "cannot read the agent's profile; serving it as it was");
+                current.profile.clone()
+            }
+        }
     }
 
     /// Tells every connected client about `change`: sessions on the
@@ -661,17 +732,18 @@ impl SkillServer {
         if self.shared.options.profile.is_some() { LoadSkillTool::declaration() } else { SkillTool::declaration() }
     }
 
-    /// The tool's answer to `args` on one snapshot.
-    fn call(&self, catalog: &Catalog, args: &Value) -> ToolResult {
-        match &self.shared.options.profile {
+    /// The tool's answer to `args` on one snapshot, with the profile of its generation (`level1`).
+    fn call(&self, catalog: &Catalog, level1: &Level1, args: &Value) -> ToolResult {
+        match level1.profile.as_deref() {
             Some(profile) => LoadSkillTool::new(&catalog.view(profile)).call(args),
             None => SkillTool::new(catalog).call(args),
         }
     }
 
-    /// The tool's output for the skill `name`, as a prompt's text.
-    fn load(&self, catalog: &Catalog, name: &str) -> ToolResult {
-        match &self.shared.options.profile {
+    /// The tool's output for the skill `name`, as a prompt's text, with
+    /// the profile of its generation (`level1`).
+    fn load(&self, catalog: &Catalog, level1: &Level1, name: &str) -> ToolResult {
+        match level1.profile.as_deref() {
             Some(profile) => LoadSkillTool::new(&catalog.view(profile)).load(name),
             None => SkillTool::new(catalog).load(name, catalog.sample_limit()),
         }
@@ -747,9 +819,10 @@ impl Drop for OwnRead<'_> {
     }
 }
 
-/// What `catalog`, looked for in `looked_in`, says at level 1 under `options`.
-fn level1(catalog: &Catalog, options: &Options, looked_in: &[PathBuf]) -> Level1 {
-    Level1::new(catalog, options.profile.as_ref(), options.format, options.budget, options.find_skills, looked_in)
+/// What `catalog`, looked for in `looked_in`, says at level 1 under
+/// `options` for `profile`.
+fn level1(catalog: &Catalog, profile: Option<Arc<AgentProfile>>, options: &Options, looked_in: &[PathBuf]) -> Level1 {
+    Level1::new(catalog, profile, options.format, options.budget, options.find_skills, looked_in)
 }
 
 /// How many diagnostics of what is not served are logged in full at once,
@@ -894,10 +967,9 @@ impl ServerHandler for SkillServer {
         let (catalog, level1) = self.catalog(&context).await?;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let result = if request.name == FIND_SKILLS && self.offers(&level1) {
-            let profile = self.shared.options.profile.clone();
-            blocking(move || find_skills::call(&catalog, profile.as_ref(), &args)).await?
+            blocking(move || find_skills::call(&catalog, level1.profile.as_deref(), &args)).await?
         } else if request.name == self.declaration().name {
-            self.call(&catalog, &args)
+            self.call(&catalog, &level1, &args)
         } else {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
         };
@@ -934,7 +1006,7 @@ impl ServerHandler for SkillServer {
         let Some(entry) = entry else {
             return Err(invalid_params(format!("Unknown prompt: {}", request.name)));
         };
-        let loaded = self.load(&generation.catalog, &entry.name);
+        let loaded = self.load(&generation.catalog, &generation.level1, &entry.name);
         if loaded.is_error {
             return Err(McpError::internal_error(loaded.output, None));
         }

@@ -1,5 +1,5 @@
-//! The persistent backends of skilldeck's [`SkillStore`]: authored skills and
-//! their history.
+//! The persistent backends of skilldeck's [`SkillStore`]: authored skills,
+//! agent profiles, and their histories.
 //!
 //! * [`SqliteStore`]: one SQLite file, the embedded default, safe to share
 //!   between processes on one machine.
@@ -8,8 +8,9 @@
 //!
 //! Both follow [`skilldeck::store::MemoryStore`] exactly, through the rules the
 //! engine shares with every backend ([`StoredSkill::next`],
-//! [`restored_version`]); the tests run one body against each. [`open`] picks
-//! the backend from what the user typed.
+//! [`restored_version`]; for profiles, one encoding in columns and one plan
+//! of what an update writes, in `profile.rs`); the tests run one body
+//! against each. [`open`] picks the backend from what the user typed.
 //!
 //! [`SkillStore`]: skilldeck::store::SkillStore
 //! [`StoredSkill::next`]: skilldeck::store::StoredSkill::next
@@ -17,6 +18,7 @@
 
 #[cfg(feature = "postgres")]
 mod postgres;
+mod profile;
 mod sqlite;
 
 #[cfg(feature = "postgres")]

@@ -26,6 +26,13 @@
 //!   so the empty agent id is a scope of its own, as in `MemoryStore`.
 //! * `skilldeck_skill_version(skill_id, idx, content, at)`: the history, `idx`
 //!   0 the most recent; deleted with its record.
+//! * `skilldeck_profile(id, agent, skills, eager, updated_at)`: one row per
+//!   agent profile, `agent` its id (`bytea`, so ids sort in byte order);
+//!   `skills` and `eager` encoded as every backend encodes them (`NULL` or a
+//!   JSON list; `none`, `all` or a JSON list: JSON escapes NUL, so `text`
+//!   holds them). Added by schema version 2.
+//! * `skilldeck_profile_version(profile_id, idx, skills, eager, at)`: a
+//!   profile's history; deleted with its profile.
 //! * `skilldeck_schema(version)`: the schema version; a newer one is refused.
 //!
 //! The connection is plain TCP or a Unix socket, without TLS.
@@ -45,12 +52,16 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use skilldeck::AgentProfile;
 use skilldeck::store::{
-    Precondition, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version,
+    Precondition, ProfileVersion, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc,
+    restored_version,
 };
 use tokio::runtime::Runtime;
 use tokio_postgres::config::Host;
-use tokio_postgres::{AsyncMessage, Client, Config, NoTls, Row, Transaction};
+use tokio_postgres::{AsyncMessage, Client, Config, GenericClient, NoTls, Row, Transaction};
+
+use crate::profile::{self, Columns, Kept, Step};
 
 /// A failure inside a call, before it is given the store's location.
 type Failure = crate::Failure<tokio_postgres::Error>;
@@ -73,7 +84,8 @@ const WRITE_LOCK: i64 = 0x534B_4C44;
 
 /// The schema, one step per version: step `i` takes `skilldeck_schema` from
 /// `i` to `i + 1`. Steps are only ever appended.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE skilldeck_skill (
         id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         shared BOOLEAN NOT NULL,
@@ -91,7 +103,25 @@ const MIGRATIONS: &[&str] = &["
         at TEXT NOT NULL,
         PRIMARY KEY (skill_id, idx)
     );
-"];
+",
+    "
+    CREATE TABLE skilldeck_profile (
+        id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        agent BYTEA NOT NULL UNIQUE,
+        skills TEXT,
+        eager TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE TABLE skilldeck_profile_version (
+        profile_id BIGINT NOT NULL REFERENCES skilldeck_profile (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        skills TEXT,
+        eager TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (profile_id, idx)
+    );
+",
+];
 
 /// A [`SkillStore`] in a PostgreSQL database, shared by every host that
 /// opens the same URL.
@@ -467,6 +497,80 @@ async fn put(
     Ok(stored.record())
 }
 
+/// A profile decoded from `columns`, or the problem as a store failure.
+fn decoded(id: String, columns: Columns) -> Result<AgentProfile, Failure> {
+    profile::decode(id, columns).map_err(failure)
+}
+
+/// Every profile, by id in byte order, with its row id and time.
+async fn load_profiles(client: &impl GenericClient) -> Result<Vec<Kept<i64>>, Failure> {
+    let rows =
+        client.query("SELECT id, agent, skills, eager, updated_at FROM skilldeck_profile ORDER BY agent", &[]).await?;
+    rows.iter()
+        .map(|row| {
+            let columns = Columns { skills: row.get(2), eager: row.get(3) };
+            Ok(Kept { key: row.get(0), profile: decoded(text(row, 1)?, columns)?, updated_at: row.get(4) })
+        })
+        .collect()
+}
+
+/// The history of the profile `id`, most recent first.
+async fn load_profile_versions(client: &impl GenericClient, id: &str) -> Result<Vec<ProfileVersion>, Failure> {
+    let rows = client
+        .query(
+            "SELECT v.skills, v.eager, v.at FROM skilldeck_profile_version v \
+             JOIN skilldeck_profile p ON p.id = v.profile_id WHERE p.agent = $1 ORDER BY v.idx",
+            &[&id.as_bytes()],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let columns = Columns { skills: row.get(0), eager: row.get(1) };
+            Ok(ProfileVersion { profile: decoded(id.to_owned(), columns)?, at: row.get(2) })
+        })
+        .collect()
+}
+
+/// Runs one step of an `update_profiles` plan.
+async fn write_profile(tx: &Transaction<'_>, step: Step<i64>, now: &str) -> Result<(), Failure> {
+    match step {
+        Step::Insert(profile) => {
+            let Columns { skills, eager } = profile::encode(&profile);
+            tx.execute(
+                "INSERT INTO skilldeck_profile (agent, skills, eager, updated_at) VALUES ($1, $2, $3, $4)",
+                &[&profile.id.as_bytes(), &skills, &eager, &now],
+            )
+            .await?;
+        }
+        Step::Update { key, previous, profile } => {
+            let history = profile::next_history(previous, load_profile_versions(tx, &profile.id).await?);
+            let Columns { skills, eager } = profile::encode(&profile);
+            tx.execute(
+                "UPDATE skilldeck_profile SET skills = $2, eager = $3, updated_at = $4 WHERE id = $1",
+                &[&key, &skills, &eager, &now],
+            )
+            .await?;
+            tx.execute("DELETE FROM skilldeck_profile_version WHERE profile_id = $1", &[&key]).await?;
+            // The whole history in one statement, as a record's.
+            let encoded: Vec<Columns> = history.iter().map(|v| profile::encode(&v.profile)).collect();
+            let skills: Vec<Option<&str>> = encoded.iter().map(|c| c.skills.as_deref()).collect();
+            let eager: Vec<&str> = encoded.iter().map(|c| c.eager.as_str()).collect();
+            let ats: Vec<&str> = history.iter().map(|v| v.at.as_str()).collect();
+            tx.execute(
+                "INSERT INTO skilldeck_profile_version (profile_id, idx, skills, eager, at) \
+                 SELECT $1, (v.n - 1)::integer, v.skills, v.eager, v.at \
+                 FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS v (skills, eager, at, n)",
+                &[&key, &skills, &eager, &ats],
+            )
+            .await?;
+        }
+        Step::Delete(key) => {
+            tx.execute("DELETE FROM skilldeck_profile WHERE id = $1", &[&key]).await?;
+        }
+    }
+    Ok(())
+}
+
 impl SkillStore for PostgresStore {
     fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
         let (shared, agent) = scope(agent);
@@ -572,6 +676,25 @@ impl SkillStore for PostgresStore {
             let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
             put(tx, name, content, agent, previous).await
         })
+    }
+
+    fn profiles(&self) -> Result<Vec<AgentProfile>, StoreError> {
+        self.read(async |client| Ok(load_profiles(client).await?.into_iter().map(|kept| kept.profile).collect()))
+    }
+
+    fn update_profiles(&self, change: &mut dyn FnMut(&mut Vec<AgentProfile>)) -> Result<(), StoreError> {
+        self.write_tx(async |tx| {
+            let steps = profile::plan(load_profiles(tx).await?, change)?;
+            let now = now_utc();
+            for step in steps {
+                write_profile(tx, step, &now).await?;
+            }
+            Ok(())
+        })
+    }
+
+    fn profile_versions(&self, id: &str) -> Result<Vec<ProfileVersion>, StoreError> {
+        self.read(async |client| load_profile_versions(client, id).await)
     }
 
     /// The notifications this handle has heard, its own writes' included.

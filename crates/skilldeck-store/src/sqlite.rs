@@ -17,6 +17,13 @@
 //!   business, not the store's).
 //! * `skill_version(skill_id, idx, content, at)`: the history, `idx` 0 the most
 //!   recent; deleted with its record.
+//! * `profile(id, agent, skills, eager, updated_at)`: one row per agent
+//!   profile, `agent` its id; `skills` and `eager` encoded as every backend
+//!   encodes them (`NULL` or a JSON list; `none`, `all` or a JSON list).
+//!   Added by schema version 2: a file of version 1 gets the empty tables
+//!   when first opened, its records untouched.
+//! * `profile_version(profile_id, idx, skills, eager, at)`: a profile's
+//!   history, as `skill_version` is a record's; deleted with its profile.
 //! * `PRAGMA user_version` is the schema version, `PRAGMA application_id` marks
 //!   the file as a skill store; `journal_mode=WAL`; `synchronous=FULL`, so a
 //!   write that returned survives a power cut too, not only a killed process
@@ -30,9 +37,13 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
+use skilldeck::AgentProfile;
 use skilldeck::store::{
-    Precondition, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc, restored_version,
+    Precondition, ProfileVersion, Record, SkillStore, StoreError, StoredSkill, Version, may_write, now_utc,
+    restored_version,
 };
+
+use crate::profile::{self, Columns, Kept, Step};
 
 /// A failure inside a call, before it is given the store's location.
 type Failure = crate::Failure<rusqlite::Error>;
@@ -56,7 +67,8 @@ const APPLICATION_ID: i32 = 0x534B_4C44;
 
 /// The schema, one step per version: step `i` takes `user_version` from `i`
 /// to `i + 1`. Steps are only ever appended.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE skill (
         id INTEGER PRIMARY KEY,
         agent TEXT,
@@ -73,7 +85,25 @@ const MIGRATIONS: &[&str] = &["
         at TEXT NOT NULL,
         PRIMARY KEY (skill_id, idx)
     ) STRICT;
-"];
+",
+    "
+    CREATE TABLE profile (
+        id INTEGER PRIMARY KEY,
+        agent TEXT NOT NULL UNIQUE,
+        skills TEXT,
+        eager TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE profile_version (
+        profile_id INTEGER NOT NULL REFERENCES profile (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        skills TEXT,
+        eager TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (profile_id, idx)
+    ) STRICT;
+",
+];
 
 /// A [`SkillStore`] in one SQLite file.
 ///
@@ -351,6 +381,71 @@ fn put(
     Ok(stored.record())
 }
 
+/// A profile row's columns from `row`, starting at column `at`: `skills`, `eager`.
+fn columns(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Columns> {
+    Ok(Columns { skills: row.get(at)?, eager: row.get(at + 1)? })
+}
+
+/// Every profile, by id in byte order, with its row id and time.
+fn load_profiles(path: &Path, conn: &Connection) -> Result<Vec<Kept<i64>>, Failure> {
+    let rows = conn
+        .prepare_cached("SELECT id, agent, skills, eager, updated_at FROM profile ORDER BY agent")?
+        .query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, columns(row, 2)?, row.get(4)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(|(key, id, columns, updated_at)| {
+            let profile = profile::decode(id, columns).map_err(|why| backend(path, why))?;
+            Ok(Kept { key, profile, updated_at })
+        })
+        .collect()
+}
+
+/// The history of the profile `id`, most recent first.
+fn load_profile_versions(path: &Path, conn: &Connection, id: &str) -> Result<Vec<ProfileVersion>, Failure> {
+    let rows = conn
+        .prepare_cached(
+            "SELECT v.skills, v.eager, v.at FROM profile_version v JOIN profile p ON p.id = v.profile_id \
+             WHERE p.agent = ?1 ORDER BY v.idx",
+        )?
+        .query_map([id], |row| Ok((columns(row, 0)?, row.get::<_, String>(2)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    rows.into_iter()
+        .map(|(columns, at)| {
+            let profile = profile::decode(id.to_owned(), columns).map_err(|why| backend(path, why))?;
+            Ok(ProfileVersion { profile, at })
+        })
+        .collect()
+}
+
+/// Runs one step of an `update_profiles` plan.
+fn write_profile(path: &Path, tx: &Transaction<'_>, step: Step<i64>, now: &str) -> Result<(), Failure> {
+    match step {
+        Step::Insert(profile) => {
+            let Columns { skills, eager } = profile::encode(&profile);
+            tx.prepare_cached("INSERT INTO profile (agent, skills, eager, updated_at) VALUES (?1, ?2, ?3, ?4)")?
+                .execute(params![profile.id, skills, eager, now])?;
+        }
+        Step::Update { key, previous, profile } => {
+            let history = profile::next_history(previous, load_profile_versions(path, tx, &profile.id)?);
+            let Columns { skills, eager } = profile::encode(&profile);
+            tx.prepare_cached("UPDATE profile SET skills = ?2, eager = ?3, updated_at = ?4 WHERE id = ?1")?
+                .execute(params![key, skills, eager, now])?;
+            tx.prepare_cached("DELETE FROM profile_version WHERE profile_id = ?1")?.execute([key])?;
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO profile_version (profile_id, idx, skills, eager, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (idx, version) in (0_i64..).zip(&history) {
+                let Columns { skills, eager } = profile::encode(&version.profile);
+                insert.execute(params![key, idx, skills, eager, version.at])?;
+            }
+        }
+        Step::Delete(key) => {
+            tx.prepare_cached("DELETE FROM profile WHERE id = ?1")?.execute([key])?;
+        }
+    }
+    Ok(())
+}
+
 impl SkillStore for SqliteStore {
     fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
         self.read(|conn| {
@@ -429,6 +524,25 @@ impl SkillStore for SqliteStore {
             let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
             put(tx, name, content, agent, previous)
         })
+    }
+
+    fn profiles(&self) -> Result<Vec<AgentProfile>, StoreError> {
+        self.read(|conn| Ok(load_profiles(&self.path, conn)?.into_iter().map(|kept| kept.profile).collect()))
+    }
+
+    fn update_profiles(&self, change: &mut dyn FnMut(&mut Vec<AgentProfile>)) -> Result<(), StoreError> {
+        self.write_tx(|tx| {
+            let steps = profile::plan(load_profiles(&self.path, tx)?, change)?;
+            let now = now_utc();
+            for step in steps {
+                write_profile(&self.path, tx, step, &now)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn profile_versions(&self, id: &str) -> Result<Vec<ProfileVersion>, StoreError> {
+        self.read(|conn| load_profile_versions(&self.path, conn, id))
     }
 
     fn change_token(&self) -> Result<Option<i64>, StoreError> {

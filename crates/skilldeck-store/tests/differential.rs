@@ -1,10 +1,12 @@
 //! One random sequence of operations on MemoryStore, the reference, and on
-//! each backend: every result and every error text must agree. Times depend on
+//! each backend, records and agent profiles: every result, what each
+//! `update_profiles` closure was given, and every error text must agree. Times depend on
 //! the clock, so they are compared for shape only.
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use skilldeck::store::{MemoryStore, Precondition, Record, SkillStore, StoreError, Version};
+use skilldeck::{AgentProfile, Eager};
 
 use crate::{Fresh, is_timestamp, snapshot};
 
@@ -44,6 +46,72 @@ enum Op {
         agent: usize,
     },
     Agents,
+    /// `update_profiles` with these edits, in order.
+    UpdateProfiles(Vec<Edit>),
+    Profiles,
+    ProfileVersions {
+        id: usize,
+    },
+}
+
+/// Profile ids: the last is blank, which every backend refuses.
+const IDS: [&str; 4] = ["bia", "chef", "é", " "];
+
+/// One edit an `update_profiles` closure makes.
+#[derive(Clone, Debug)]
+enum Edit {
+    /// Sets the profile's lists, adding it when missing: `skills` names by
+    /// index (`None`: every skill), `eager` 0 none, 1 all, 2 the names of `names`.
+    Set {
+        id: usize,
+        skills: Option<Vec<usize>>,
+        eager: u8,
+        names: Vec<usize>,
+    },
+    Remove {
+        id: usize,
+    },
+    /// Adds a profile even when one has the id (refused, then).
+    Push {
+        id: usize,
+    },
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let id = prop_oneof![6 => 0..3_usize, 1 => Just(3_usize)];
+    let names = || prop::collection::vec(0..NAMES.len(), 0..4);
+    prop_oneof![
+        6 => (id.clone(), prop::option::of(names()), 0..3_u8, names())
+            .prop_map(|(id, skills, eager, names)| Edit::Set { id, skills, eager, names }),
+        2 => id.clone().prop_map(|id| Edit::Remove { id }),
+        1 => id.prop_map(|id| Edit::Push { id }),
+    ]
+}
+
+/// What `edits` make of the profiles a closure is given.
+fn run_edits(profiles: &mut Vec<AgentProfile>, edits: &[Edit]) {
+    let named = |names: &[usize]| names.iter().map(|&n| NAMES[n].to_owned()).collect::<Vec<_>>();
+    for edit in edits {
+        match edit {
+            Edit::Set { id, skills, eager, names } => {
+                let at = match profiles.iter().position(|p| p.id == IDS[*id]) {
+                    Some(at) => at,
+                    None => {
+                        profiles.push(AgentProfile::new(IDS[*id]));
+                        profiles.len() - 1
+                    }
+                };
+                profiles[at].skills = skills.as_deref().map(named);
+                profiles[at].eager = match eager {
+                    0 => Eager::None,
+                    1 => Eager::All,
+                    _ => Eager::Names(named(names)),
+                };
+            }
+            Edit::Remove { id } => profiles.retain(|p| p.id != IDS[*id]),
+            Edit::Push { id } => profiles.push(AgentProfile::new(IDS[*id])),
+        }
+    }
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -59,6 +127,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => agent.clone().prop_map(|agent| Op::All { agent }),
         1 => agent.prop_map(|agent| Op::Names { agent }),
         1 => Just(Op::Agents),
+        4 => prop::collection::vec(edit(), 0..4).prop_map(Op::UpdateProfiles),
+        1 => Just(Op::Profiles),
+        1 => (0..IDS.len()).prop_map(|id| Op::ProfileVersions { id }),
     ]
 }
 
@@ -96,6 +167,21 @@ fn apply(store: &dyn SkillStore, op: &Op) -> Result<String, String> {
             .map(|all| format!("{:?}", all.iter().map(|(k, r)| (k.clone(), record(r))).collect::<Vec<_>>())),
         Op::Names { agent } => store.names(AGENTS[agent]).map(|n| format!("{n:?}")),
         Op::Agents => store.agents().map(|a| format!("{a:?}")),
+        Op::UpdateProfiles(ref edits) => {
+            let mut given = None;
+            store
+                .update_profiles(&mut |profiles| {
+                    given = Some(profiles.clone());
+                    run_edits(profiles, edits);
+                })
+                .map(|()| format!("given {given:?}"))
+        }
+        Op::Profiles => store.profiles().map(|p| format!("{p:?}")),
+        Op::ProfileVersions { id } => store.profile_versions(IDS[id]).map(|v| {
+            let shown: Vec<&AgentProfile> = v.iter().map(|v| &v.profile).collect();
+            assert!(v.iter().all(|v| is_timestamp(&v.at)), "{v:?}");
+            format!("{shown:?}")
+        }),
     })
 }
 

@@ -40,6 +40,9 @@ mod processes;
 // Files that are not stores, and records that are hard to store.
 mod bad_input;
 
+// Agent profiles: shapes, history, refusals, the change token, corrupt rows.
+mod profiles;
+
 /// Which backend a [`Fresh`] store is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
@@ -80,6 +83,24 @@ impl Fresh {
         skilldeck_store::open(&self.location).unwrap()
     }
 
+    /// The location the store's errors name: the file, or the server
+    /// without the options.
+    fn store_location(&self) -> String {
+        match self.backend {
+            Backend::Sqlite => self.location.clone(),
+            Backend::Postgres => postgres_location(&self.location),
+        }
+    }
+
+    /// Runs `sql`, statements that return no rows, on the backing database:
+    /// for what no store call does, such as a row another program wrote.
+    fn execute(&self, sql: &str) {
+        match self.backend {
+            Backend::Sqlite => rusqlite::Connection::open(&self.location).unwrap().execute_batch(sql).unwrap(),
+            Backend::Postgres => postgres_execute(&self.location, sql),
+        }
+    }
+
     /// Runs `sql` on the backing database and returns the first column of
     /// each row as text: for what no store call shows or does, such as the
     /// order rows were committed in, or a schema from the future.
@@ -117,6 +138,26 @@ fn postgres_sql(location: &str, sql: &str) -> Vec<String> {
     client.query(sql, &[]).unwrap().iter().map(|row| row.get(0)).collect()
 }
 
+#[cfg(feature = "postgres")]
+fn postgres_execute(location: &str, sql: &str) {
+    ::postgres::Client::connect(location, ::postgres::NoTls).unwrap().batch_execute(sql).unwrap();
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_execute(_: &str, _: &str) {
+    unreachable!("no PostgreSQL store without the feature")
+}
+
+#[cfg(feature = "postgres")]
+fn postgres_location(location: &str) -> String {
+    skilldeck_store::PostgresStore::open(location).unwrap().location().to_owned()
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_location(_: &str) -> String {
+    unreachable!("no PostgreSQL store without the feature")
+}
+
 #[cfg(not(feature = "postgres"))]
 fn postgres_sql(_: &str, _: &str) -> Vec<String> {
     unreachable!("no PostgreSQL store without the feature")
@@ -140,7 +181,8 @@ fn is_timestamp(at: &str) -> bool {
         })
 }
 
-/// Everything a store shows, for the scopes and keys given, without times.
+/// Everything a store shows, for the scopes and keys given, and every
+/// profile with its history, without times.
 fn snapshot(store: &dyn SkillStore, agents: &[Option<&str>], names: &[&str]) -> Vec<String> {
     let mut out = vec![format!("agents {:?}", store.agents().unwrap())];
     for &agent in agents {
@@ -153,6 +195,10 @@ fn snapshot(store: &dyn SkillStore, agents: &[Option<&str>], names: &[&str]) -> 
             out.push(format!("get {agent:?} {name:?} {content:?}"));
             out.push(format!("versions {agent:?} {name:?} {:?}", contents(&store.versions(name, agent).unwrap())));
         }
+    }
+    for profile in store.profiles().unwrap() {
+        let history: Vec<_> = store.profile_versions(&profile.id).unwrap().into_iter().map(|v| v.profile).collect();
+        out.push(format!("profile {profile:?} history {history:?}"));
     }
     out
 }

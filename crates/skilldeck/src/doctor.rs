@@ -122,6 +122,25 @@ impl Finding {
     fn new(check: &'static str, severity: Severity, message: String) -> Finding {
         Finding { check, severity, message }
     }
+
+    /// `check crashed: <store error>`, an [`Severity::Error`] in place of
+    /// `check`'s findings: Insika names the exception class before the
+    /// message; a [`StoreError`]'s text already says what failed. For a
+    /// caller whose own store read (the agents' profiles) failed too.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::doctor::{Finding, SKILL_DRIFT};
+    /// use skilldeck::store::StoreError;
+    ///
+    /// let error = StoreError::Backend { location: "skills.db".into(), message: "disk I/O error".into() };
+    /// let finding = Finding::crashed(SKILL_DRIFT, &error);
+    /// assert_eq!(finding.to_string(), "✗ [skill-drift] check crashed: skill store skills.db: disk I/O error");
+    /// ```
+    pub fn crashed(check: &'static str, error: &StoreError) -> Finding {
+        Finding::new(check, Severity::Error, format!("check crashed: {error}"))
+    }
 }
 
 impl fmt::Display for Finding {
@@ -336,10 +355,9 @@ fn mentions(folded_text: &str, term: &str) -> bool {
     contains_word(folded_text, &fold(term))
 }
 
-/// `check crashed: <store error>`: Insika names the exception class before
-/// the message; a [`StoreError`]'s text already says what failed.
+/// [`Finding::crashed`], as a check's only finding.
 fn crashed(check: &'static str, error: &StoreError) -> Vec<Finding> {
-    vec![Finding::new(check, Severity::Error, format!("check crashed: {error}"))]
+    vec![Finding::crashed(check, error)]
 }
 
 impl Doctor<'_> {
