@@ -42,7 +42,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def context(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    # bypass_csp: axe-core goes in as an inline script, which the Studio's
+    # Content-Security-Policy refuses; and the hostile-input tests must show that
+    # values are escaped, not that the policy would have blocked them anyway.
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()

@@ -164,6 +164,36 @@ def test_authoring_flow(setup: Setup, context: Any, pages: Pages, tmp_path: Path
     _, chef_labels = inject_labels(s, "chef", "hello there")
     assert {"name": NAME, "reason": "eager"} not in chef_labels, chef_labels
 
+    # bia's page previews the same: the message injects the skill, labelled eager.
+    page.goto(base + "/agents/bia")
+    page.fill('form#preview [name="budget"]', "2000c")
+    page.fill('form#preview [name="message"]', "hello there")
+    submit(page, "form#preview button")
+    # The level-1 text is the CLI's `prompt` for the same agent, format and budget
+    # (so the eager skill is not in it: it is injected, not listed).
+    fmt = page.input_value("#format")
+    cli_prompt = run_cli("prompt", *s.sources, "--agent", "bia", "--format", fmt, "--budget", "2000c").stdout
+    assert page.locator("pre#level1").inner_text().strip() == cli_prompt.strip()
+    assert DISK_SKILL in cli_prompt
+    expect(page.locator("#report")).not_to_be_empty()
+    injected = page.locator("#inject li", has_text=NAME)
+    expect(injected).to_have_count(1)
+    expect(injected).to_contain_text("eager")
+    pages.shot(page, "agent-preview")
+
+    # chef's allowlist: only this skill, no longer every skill.
+    page.goto(base + "/agents/chef")
+    page.locator("#all_skills").uncheck()
+    page.locator(f'form#allowlist input[name="skills"][value="{NAME}"]').check()
+    submit(page, "form#allowlist button")
+    assert flash(page) == "Skills updated."
+    expect(page.locator("#all_skills")).not_to_be_checked()
+    expect(page.locator(f'form#allowlist input[name="skills"][value="{NAME}"]')).to_be_checked()
+    pages.shot(page, "allowlist")
+    chef_prompt = run_cli("prompt", *s.sources, "--agent", "chef", "--format", "insika").stdout
+    assert NAME in chef_prompt and DISK_SKILL not in chef_prompt, chef_prompt
+    page.goto(base + f"/skills/{NAME}")
+
     # Specialise for chef: seeded from the shared text, with the pill.
     page.locator('form#specialize select[name="agent_id"]').select_option("chef")
     submit(page, "form#specialize button")
