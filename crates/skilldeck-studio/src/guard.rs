@@ -227,8 +227,9 @@ async fn check(State(access): State<Arc<Access>>, request: Request, next: Next) 
     response
 }
 
-/// Headers every answer carries: no framing, no sniffing, no referrer (a
-/// token may be in the URL), and a content policy that runs only the
+/// Headers every answer carries: no framing, no sniffing, no referrer to
+/// other sites (a token may be in the URL; `no-referrer` would also make
+/// browsers send `Origin: null` on the Studio's own form posts), and a content policy that runs only the
 /// Studio's own script and style, so even a value that escaped escaping
 /// could not run.
 fn security_headers(headers: &mut HeaderMap) {
@@ -239,7 +240,7 @@ fn security_headers(headers: &mut HeaderMap) {
         ),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::X_FRAME_OPTIONS, "DENY"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
         (header::CACHE_CONTROL, "no-store"),
     ];
     for (name, value) in pairs {

@@ -45,6 +45,8 @@
       return li;
     });
     list.replaceChildren.apply(list, items);
+    var none = document.getElementById("diagnostics-none");
+    if (none) none.hidden = items.length > 0;
     drawGutter();
   }
 

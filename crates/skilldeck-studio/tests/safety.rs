@@ -72,6 +72,8 @@ fn the_csrf_cookie_is_strict_and_http_only() {
     // Every form of the page carries it, and the next page keeps it.
     f.get("/skills/new").has(&format!("<input type=\"hidden\" name=\"csrf\" value=\"{token}\">"));
     assert!(f.get("/skills").headers.get(header::SET_COOKIE).is_none());
+    // `no-referrer` would make browsers send `Origin: null` on the Studio's own posts.
+    assert_eq!(page.headers[header::REFERRER_POLICY], "same-origin");
     let policy = page.headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
     assert!(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"), "{policy}");
 }
@@ -124,8 +126,18 @@ fn hostile_text_is_shown_as_text() {
     let evil = f.get("/skills/%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E");
     assert_eq!(evil.status, 200);
     evil.has("<h1>&#60;script&#62;alert(&#39;x&#39;)&#60;/script&#62;</h1>").lacks("<script>alert");
-    // A hostile agent id.
-    f.post("/agents", &[("id", hostile)]);
+    // A hostile agent id: a store key like any other, shown as text everywhere.
+    // (One with a `/`, as `</script>` has, is refused by the URL rule.)
+    assert_eq!(f.post("/agents", &[("id", hostile)]).status, 422);
+    let added = f.post("/agents", &[("id", "<img src=x onerror=alert('a')>")]);
+    assert_eq!((added.status, added.location()), (303, "/agents/%3Cimg%20src%3Dx%20onerror%3Dalert%28%27a%27%29%3E"));
+    let escaped = "&#60;img src=x onerror=alert(&#39;a&#39;)&#62;";
+    f.follow(&added).has(&format!("<h1>Agent {escaped}</h1>")).lacks("<img src=x");
+    f.get("/agents").has(&format!(">{escaped}</a>")).lacks("<img src=x");
+    f.get("/skills/tricky")
+        .has(&format!("value=\"{escaped}\" id=\"allowed-{escaped}\" checked>"))
+        .has(&format!("<option value=\"{escaped}\">{escaped}</option>"))
+        .lacks("<img src=x");
 }
 
 #[test]
