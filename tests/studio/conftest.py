@@ -10,7 +10,19 @@ from typing import Any
 
 import pytest
 
-from support import AXE, BIN, CHROMIUM, CHROMIUM_ARGS, Pages, Studio, chromium_missing, fresh_store, skill_md, write_disk_skill
+from support import (
+    AXE,
+    BIN,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    Pages,
+    Studio,
+    chromium_missing,
+    drop_store,
+    fresh_store,
+    skill_md,
+    write_disk_skill,
+)
 
 DISK_SKILL = "disk-skill"
 DISK_SKILL_MD = skill_md(DISK_SKILL, "A skill read from the --root directory.", "# Disk\n\nDisk body.")
@@ -60,6 +72,10 @@ class Setup:
     store: str
     kind: str
 
+    def close(self) -> None:
+        self.studio.close()
+        drop_store(self.store)
+
     @property
     def sources(self) -> list[str]:
         """The source flags the Studio runs with, for the CLI checks."""
@@ -93,7 +109,7 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     try:
         yield s
     finally:
-        s.studio.close()
+        s.close()
 
 
 @pytest.fixture
@@ -102,7 +118,7 @@ def sqlite_setup(tmp_path: Path) -> Iterator[Setup]:
     try:
         yield s
     finally:
-        s.studio.close()
+        s.close()
 
 
 @pytest.fixture

@@ -104,6 +104,14 @@ def fresh_store(kind: str, tmp: Path) -> str:
     return f"{url}{'&' if '?' in url else '?'}options=-c%20search_path%3D{schema}"
 
 
+def drop_store(location: str) -> None:
+    """Drops a PostgreSQL store's schema (`fresh_store`'s); a SQLite file goes with its tmp dir."""
+    if "search_path%3D" not in location:
+        return
+    url, schema = location.split("?options=")[0].split("&options=")[0], location.rsplit("search_path%3D", 1)[1]
+    subprocess.run(["psql", "-q", url, "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
+
+
 # --------------------------------------------------------------------------- the Studio
 
 class Studio:

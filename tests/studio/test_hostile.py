@@ -121,7 +121,7 @@ def test_hostile_disk_skill_shown_as_text(tmp_path: Path, context: Any, pages: P
         pages.shot(page, "hostile-disk")
         pages.check()
     finally:
-        s.studio.close()
+        s.close()
 
 
 class _Attacker(http.server.BaseHTTPRequestHandler):
@@ -219,4 +219,4 @@ def test_ten_thousand_skills_list_fast(tmp_path: Path, context: Any, pages: Page
         pages.shot(page, "page-2")
         pages.check()
     finally:
-        s.studio.close()
+        s.close()
