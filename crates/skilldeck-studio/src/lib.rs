@@ -40,6 +40,7 @@ use axum::routing::{get, post};
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, LiveCatalog};
 
+mod follow;
 mod form;
 mod guard;
 mod markdown;
@@ -48,6 +49,7 @@ mod pages;
 mod source;
 mod views;
 
+pub use follow::{Following, STORE_POLL};
 pub use guard::{Access, CSRF_COOKIE, MAX_BODY_BYTES};
 pub use names::check_key;
 pub use source::{TEMPLATE_NAME, reconstruct, template};
@@ -102,6 +104,8 @@ impl Studio {
             .route("/agents/{id}/skills", post(pages::update_allowlist))
             .route("/agents/{id}/skills/{name}", get(pages::edit_own).post(pages::save_own))
             .route("/agents/{id}/skills/{name}/delete", post(pages::remove_own))
+            .route("/agents/{id}/skills/{name}/versions/{index}", get(pages::own_version))
+            .route("/agents/{id}/skills/{name}/versions/{index}/restore", post(pages::own_restore))
             .route("/validate", post(pages::validate))
             .route("/static/studio.js", get(pages::script))
             .route("/static/studio.css", get(pages::style))
@@ -123,47 +127,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = studio.router(access);
-    let follow = studio.inner.store.clone().map(|store| tokio::spawn(follow_store(store, studio.inner.live.clone())));
+    let following = studio.follow();
     let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
-    if let Some(follow) = follow {
-        follow.abort();
-    }
+    drop(following);
     served
-}
-
-/// How often the Studio asks the store whether another program wrote to it.
-pub const STORE_POLL: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Reloads the catalog when the store's change token moves (another
-/// program, such as `skilldeck store write` or a second Studio, wrote), so
-/// that every page shows what the store holds; the Studio's own saves
-/// reload at once.
-async fn follow_store(store: Arc<dyn SkillStore>, live: Arc<LiveCatalog>) {
-    // The token first, then one reload: whatever was written before the
-    // token was read (even before the catalog was built) is in the catalog.
-    let (first_store, first_live) = (store.clone(), live.clone());
-    let first = tokio::task::spawn_blocking(move || {
-        let token = first_store.change_token().ok().flatten();
-        if let Err(error) = first_live.reload() {
-            tracing::warn!("the Studio could not reload: {error}");
-        }
-        token
-    });
-    let mut seen: Option<i64> = first.await.unwrap_or(None);
-    loop {
-        tokio::time::sleep(STORE_POLL).await;
-        let (store, live, before) = (store.clone(), live.clone(), seen);
-        let polled = tokio::task::spawn_blocking(move || {
-            let now = store.change_token().ok().flatten();
-            if before.is_some()
-                && now.is_some()
-                && now != before
-                && let Err(error) = live.reload()
-            {
-                tracing::warn!("the Studio could not reload after a change to the store: {error}");
-            }
-            now
-        });
-        seen = polled.await.unwrap_or(seen);
-    }
 }

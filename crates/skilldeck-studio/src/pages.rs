@@ -317,19 +317,7 @@ impl Studio {
                 specialize: format!("{}/specialize", skill_href(name)),
                 rows,
             });
-            let versions = store.versions(name, None)?;
-            history = Some(
-                versions
-                    .into_iter()
-                    .enumerate()
-                    .map(|(index, v)| VersionRow {
-                        index,
-                        at: v.at,
-                        diff: format!("{}/versions/{index}", skill_href(name)),
-                        restore: format!("{}/versions/{index}/restore", skill_href(name)),
-                    })
-                    .collect(),
-            );
+            history = Some(history_rows(store.as_ref(), None, name)?);
         }
         let previews = profiles
             .iter()
@@ -415,7 +403,10 @@ impl Studio {
             pill,
             theirs,
             grid: None,
-            history: None,
+            history: match (&self.inner.store, &remove) {
+                (Some(store), Some(_)) => Some(history_rows(store.as_ref(), Some(id), name)?),
+                _ => None,
+            },
             previews: vec![(
                 format!("{id}: level 1 and injected skills"),
                 format!("{}?format=insika&message=", agent_href(id)),
@@ -569,7 +560,8 @@ impl Studio {
         .into_iter()
         .map(|(value, label)| Choice { value: value.into(), label: label.into(), selected: value == format })
         .collect();
-        let budget_text = query.budget.as_deref().map(str::trim).unwrap_or("");
+        // A first visit previews what `serve` sends by default; an emptied field, no budget.
+        let budget_text = query.budget.as_deref().map_or(SERVE_BUDGET, str::trim);
         let mut outcome = None;
         let budget = match budget_text {
             "" => None,
@@ -586,9 +578,10 @@ impl Studio {
             ("toolnexus", None) => (render::toolnexus(&catalog), None),
             ("agentskills", None) => (render::agentskills(&catalog), None),
             (_, None) => (render::insika(&lazy), None),
-            ("toolnexus", Some(b)) => split(b.toolnexus(&catalog)),
-            ("agentskills", Some(b)) => split(b.agentskills(&catalog)),
-            (_, Some(b)) => split(b.insika(&lazy)),
+            // As `serve` fits its instructions: closed by the line naming its search tool.
+            ("toolnexus", Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.toolnexus(&catalog))),
+            ("agentskills", Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.agentskills(&catalog))),
+            (_, Some(b)) => split(b.closed(SEARCH_TOOL, |b| b.insika(&lazy))),
         };
         let report =
             report.unwrap_or_else(|| format!("no budget: the whole text, {} characters", level1.chars().count()));
@@ -597,7 +590,7 @@ impl Studio {
                 "This format lists the shared catalog as a host without an agent sees it: the agent's allowlist does not apply."
             }
             _ => {
-                "What `skilldeck serve --agent` sends: the skills this agent loads on demand (always-on ones are injected instead)."
+                "What `skilldeck serve --agent` sends as its instructions: the skills this agent loads on demand (always-on ones are injected instead); a budget that cuts ends the text with a line naming find_skills."
             }
         };
         let (inject, inject_content) = match &query.message {
@@ -643,13 +636,13 @@ impl Studio {
         Ok(redirect(&agent_href(id), "Skills updated.", false))
     }
 
-    fn version_page(&self, ctx: &Ctx, name: &str, index: &str) -> Result<Response, Refusal> {
+    fn version_page(&self, ctx: &Ctx, agent: Option<&str>, name: &str, index: &str) -> Result<Response, Refusal> {
         let store = self.store()?;
         let not_found = || Refusal::new(StatusCode::NOT_FOUND, format!("version {index} does not exist"));
         let i: usize = index.parse().map_err(|_| not_found())?;
-        let versions = store.versions(name, None)?;
+        let versions = store.versions(name, agent)?;
         let version = versions.get(i).ok_or_else(not_found)?;
-        let current = store.get(name, None)?.map(|r| r.content).unwrap_or_default();
+        let current = store.get(name, agent)?.map(|r| r.content).unwrap_or_default();
         let diff = TextDiff::from_lines(version.content.as_str(), current.as_str());
         let lines: Vec<DiffLine> = diff
             .iter_all_changes()
@@ -664,31 +657,67 @@ impl Studio {
             .collect();
         let view = DiffPage {
             chrome: self.chrome(ctx, None),
-            name: name.to_owned(),
+            name: match agent {
+                Some(agent) => format!("{name} for {agent}"),
+                None => name.to_owned(),
+            },
             index: i,
             at: version.at.clone(),
-            back: skill_href(name),
-            restore: format!("{}/versions/{i}/restore", skill_href(name)),
+            back: record_href(agent, name),
+            restore: format!("{}/versions/{i}/restore", record_href(agent, name)),
             same: lines.iter().all(|l| l.kind == "eq"),
             lines,
         };
         Ok(page(StatusCode::OK, &view))
     }
 
-    fn restore(&self, name: &str, index: &str) -> Result<Response, Refusal> {
+    fn restore(&self, agent: Option<&str>, name: &str, index: &str) -> Result<Response, Refusal> {
         let store = self.store()?;
         let i: i64 = index
             .parse()
             .map_err(|_| Refusal::new(StatusCode::NOT_FOUND, format!("version {index} does not exist")))?;
-        store.restore(name, i, None)?;
+        store.restore(name, i, agent)?;
         self.inner.live.reload().map_err(|e| {
             Refusal::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("the version was restored, but the catalog did not reload: {e}"),
             )
         })?;
-        Ok(redirect(&skill_href(name), &format!("Version {i} restored."), false))
+        Ok(redirect(&record_href(agent, name), &format!("Version {i} restored."), false))
     }
+}
+
+/// The budget `skilldeck serve` fits its instructions in by default (the
+/// MCP crate's `DEFAULT_BUDGET`; the Studio does not depend on the server).
+const SERVE_BUDGET: &str = "2000c";
+
+/// The search tool a cut level 1 names, as `serve` offers it.
+const SEARCH_TOOL: &str = "find_skills";
+
+/// The page of a record: the shared skill's, or an agent's own version.
+fn record_href(agent: Option<&str>, name: &str) -> String {
+    match agent {
+        Some(agent) => own_href(agent, name),
+        None => skill_href(name),
+    }
+}
+
+/// A record's earlier versions, most recent first, with their diff and
+/// restore links.
+fn history_rows(store: &dyn SkillStore, agent: Option<&str>, name: &str) -> Result<Vec<VersionRow>, StoreError> {
+    let base = record_href(agent, name);
+    let rows = store
+        .versions(name, agent)?
+        .into_iter()
+        .enumerate()
+        .map(|(index, v)| VersionRow {
+            index,
+            at: v.at,
+            diff: format!("{base}/versions/{index}"),
+            restore: format!("{base}/versions/{index}/restore"),
+        })
+        .collect();
+    Ok(rows)
 }
 
 /// `(text, report)` of a fitted level 1.
@@ -864,7 +893,9 @@ pub(crate) async fn version(
     Path((name, index)): Path<(String, String)>,
 ) -> Response {
     blocking(move || {
-        studio.version_page(&ctx, &name, &index).unwrap_or_else(|r| studio.error_page(&ctx, r, Some(skill_href(&name))))
+        studio
+            .version_page(&ctx, None, &name, &index)
+            .unwrap_or_else(|r| studio.error_page(&ctx, r, Some(skill_href(&name))))
     })
     .await
 }
@@ -875,7 +906,33 @@ pub(crate) async fn restore(
     Path((name, index)): Path<(String, String)>,
 ) -> Response {
     blocking(move || {
-        studio.restore(&name, &index).unwrap_or_else(|r| studio.error_page(&ctx, r, Some(skill_href(&name))))
+        studio.restore(None, &name, &index).unwrap_or_else(|r| studio.error_page(&ctx, r, Some(skill_href(&name))))
+    })
+    .await
+}
+
+pub(crate) async fn own_version(
+    State(studio): State<Studio>,
+    ctx: Ctx,
+    Path((id, name, index)): Path<(String, String, String)>,
+) -> Response {
+    blocking(move || {
+        studio
+            .version_page(&ctx, Some(&id), &name, &index)
+            .unwrap_or_else(|r| studio.error_page(&ctx, r, Some(own_href(&id, &name))))
+    })
+    .await
+}
+
+pub(crate) async fn own_restore(
+    State(studio): State<Studio>,
+    ctx: Ctx,
+    Path((id, name, index)): Path<(String, String, String)>,
+) -> Response {
+    blocking(move || {
+        studio
+            .restore(Some(&id), &name, &index)
+            .unwrap_or_else(|r| studio.error_page(&ctx, r, Some(own_href(&id, &name))))
     })
     .await
 }

@@ -288,6 +288,14 @@ fn specialize_edit_and_remove() {
             "\ncorpo\n",
             "the shared skill is untouched"
         );
+        // Its own history: a diff and a restore of the agent's record only.
+        let own = f.get("/agents/chef/skills/cardapio");
+        own.has("<a href=\"/agents/chef/skills/cardapio/versions/0\">diff</a>");
+        f.get("/agents/chef/skills/cardapio/versions/0").has("<del>- corpo</del>").has("<ins>+ só do chef</ins>");
+        let restored = f.post("/agents/chef/skills/cardapio/versions/0/restore", &[]);
+        assert_eq!((restored.status, restored.location()), (303, "/agents/chef/skills/cardapio"));
+        f.follow(&restored).has("role=\"status\">Version 0 restored.</div>");
+        assert_eq!(f.store.get("cardapio", Some("chef")).unwrap().unwrap().content, seed);
         // Removed: the agent falls back to the shared skill.
         let removed = f.post("/agents/chef/skills/cardapio/delete", &[]);
         assert_eq!((removed.status, removed.location()), (303, "/skills/cardapio"));
@@ -332,17 +340,19 @@ fn the_agent_preview_is_what_the_engine_gives() {
         let profile = AgentProfile::new("geral");
         let catalog = f.live.snapshot();
         let view = catalog.view(&profile);
+        // A first visit: serve's default budget, 2000 characters, which the whole list fits.
+        f.get("/agents/geral").has("<input id=\"budget\" name=\"budget\" value=\"2000c\"").lacks("id=\"inject\"");
         let page = f.get("/agents/geral?format=insika&budget=&message=quero+devolucao");
         assert_eq!(page.status, 200);
         let level1 = escape(&render::insika(&view.lazy()));
         page.has(&format!("<pre id=\"level1\">{level1}</pre>"));
         page.has("<ul id=\"inject\"><li><span class=\"name\">cardapio</span> · <span class=\"reason\">trigger:devolucao</span></li><li><span class=\"name\">query</span> · <span class=\"reason\">companion:cardapio</span></li></ul>");
         // Budgeted, with the report.
-        let fitted = skilldeck::Budget::chars(150).insika(&view.lazy());
+        let fitted = skilldeck::Budget::chars(150).closed("find_skills", |b| b.insika(&view.lazy()));
         let budgeted = f.get("/agents/geral?format=insika&budget=150c");
         budgeted.has(&format!("<pre id=\"level1\">{}</pre>", escape(&fitted.text)));
         budgeted.has(&format!("<pre id=\"report\">{}</pre>", escape(&fitted.report.to_string())));
-        budgeted.lacks("id=\"inject\"");
+        budgeted.has("(3 more skills are not listed here: call find_skills").lacks("id=\"inject\"");
         // Eager for bia: injected whatever the message.
         f.get("/agents/tudo?message=").has("<span class=\"name\">pedido</span> · <span class=\"reason\">eager</span>");
         // The shared formats.

@@ -29,6 +29,27 @@ mod safety;
 // A 10,000-skill store: listing time.
 mod scale;
 
+// What other programs change, on disk and in the store, shows.
+mod follow;
+
+impl Fixture {
+    /// Starts following the store and the roots, as `serve` does.
+    pub fn following(&self) -> skilldeck_studio::Following {
+        let _entered = self.runtime.enter();
+        self.studio.follow()
+    }
+
+    /// Gets `path` until its page holds `needle` (10 seconds at most).
+    #[track_caller]
+    pub fn eventually(&self, path: &str, needle: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !self.get(path).body.contains(needle) {
+            assert!(std::time::Instant::now() < deadline, "{path} never showed {needle:?}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
 /// The store a fixture runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -40,7 +61,10 @@ pub enum Backend {
 /// One Studio over a disk root and a store, with a browser's cookie jar.
 pub struct Fixture {
     pub app: Router,
+    pub studio: Studio,
     pub store: Arc<dyn SkillStore>,
+    /// Where the store is: what opens another handle on it (empty in memory).
+    pub location: String,
     pub live: Arc<LiveCatalog>,
     pub root: TempDir,
     runtime: tokio::runtime::Runtime,
@@ -78,10 +102,13 @@ impl Answer {
 pub const HOST: &str = "127.0.0.1:7676";
 
 /// A store of `backend`, or `None` (said on stderr) when PostgreSQL is not given.
-fn open_store(backend: Backend, dir: &Path) -> Option<Arc<dyn SkillStore>> {
+fn open_store(backend: Backend, dir: &Path) -> Option<(Arc<dyn SkillStore>, String)> {
     match backend {
-        Backend::Memory => Some(Arc::new(MemoryStore::default())),
-        Backend::Sqlite => Some(Arc::from(skilldeck_store::open(dir.join("skills.sqlite").to_str().unwrap()).unwrap())),
+        Backend::Memory => Some((Arc::new(MemoryStore::default()), String::new())),
+        Backend::Sqlite => {
+            let location = dir.join("skills.sqlite").to_str().unwrap().to_owned();
+            Some((Arc::from(skilldeck_store::open(&location).unwrap()), location))
+        }
         Backend::Postgres => {
             let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else {
                 eprintln!("skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests");
@@ -94,7 +121,7 @@ fn open_store(backend: Backend, dir: &Path) -> Option<Arc<dyn SkillStore>> {
             admin.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).unwrap();
             let sep = if url.contains('?') { '&' } else { '?' };
             let location = format!("{url}{sep}options=-c%20search_path%3D{schema}&application_name={schema}");
-            Some(Arc::from(skilldeck_store::open(&location).unwrap()))
+            Some((Arc::from(skilldeck_store::open(&location).unwrap()), location))
         }
     }
 }
@@ -114,14 +141,14 @@ impl Fixture {
 
     pub fn with_access(backend: Backend, disk: impl FnOnce(&Path), access: Access) -> Option<Fixture> {
         let db = tempfile::tempdir().unwrap();
-        let store = open_store(backend, db.path())?;
+        let (store, location) = open_store(backend, db.path())?;
         let root = tempfile::tempdir().unwrap();
         disk(root.path());
         let live = Arc::new(LiveCatalog::new(Catalog::builder().root(root.path()).store(store.clone())).unwrap());
         let studio = Studio::new(live.clone(), Some(store.clone()));
         let app = studio.router(access);
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        Some(Fixture { app, store, live, root, runtime, jar: RefCell::default(), _db: db })
+        Some(Fixture { app, studio, store, location, live, root, runtime, jar: RefCell::default(), _db: db })
     }
 
     /// Sends `request` as it is, and keeps the cookies it sets.
