@@ -1,7 +1,8 @@
 """The Studio's whole authoring flow in a real browser, on SQLite and on PostgreSQL:
 create a skill from the template, see a validation error appear on its line while
 typing, save, edit, see the versions and the diff, restore, create agents and give
-the skill to one as always-on (checked with `skilldeck inject`), specialise it for
+the skill to one as always-on (checked with `skilldeck inject` and the agent's
+preview, whose level 1 is `skilldeck prompt`'s), narrow another's allowlist, specialise it for
 another (checked with `skilldeck load --agent`), remove the specialisation, and hit
 the conflict of two pages editing one skill. Every page is screenshotted and run
 through axe-core; no dialog may open and no script may fail on the way."""
