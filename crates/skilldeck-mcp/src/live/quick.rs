@@ -1,12 +1,12 @@
 //! The quick watcher on Linux: inotify itself, not notify's watcher.
 //!
 //! notify hands each `watch` to its event loop's thread and waits for the
-//! answer, some 40 µs a directory, and it has no call that adds many at
-//! once: on a public registry's tree (15,700 skill directories) the quick
-//! watches took most of a second, and an edit to a skill was reloaded only
-//! once its directory's turn came. `inotify_add_watch` is one system call
-//! (a few µs): here every known skill directory is watched in tens of
-//! milliseconds. A thread of its own reads the events (waiting on the
+//! answer, and it has no call that adds many at once: on a public
+//! registry's tree (15,700 skill directories) its watches took 195–330 ms
+//! alone, up to a second beside the first publication's build, and an edit
+//! to a skill was reloaded only once its directory's turn came.
+//! `inotify_add_watch` is one system call: here the same watches take
+//! 55–130 ms (both measured on a busy 2-core machine). A thread of its own reads the events (waiting on the
 //! instance and on an eventfd that dropping the watcher writes to), and
 //! they are judged by the same [`Relevance`] as the recursive watcher's.
 
