@@ -517,6 +517,19 @@ pub struct Visited<R> {
     /// walk order: what a caller that walks one part again must check the
     /// changes against, for a change at a link's target shows through the
     /// link, whose own path no watcher reports.
+    ///
+    /// ```
+    /// # #[cfg(unix)] {
+    /// use skilldeck_walk::Walker;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("a"))?;
+    /// std::os::unix::fs::symlink("../nowhere", dir.path().join("a/dangling"))?;
+    /// let visited = Walker::new(dir.path()).visit(|_| true, |_| ());
+    /// assert_eq!(visited.links, [std::path::Path::new("a/dangling")]);
+    /// # }
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub links: Vec<PathBuf>,
 }
 
