@@ -217,7 +217,7 @@ impl Walker {
                 files.push(self.file(dir, name, regular));
             }
         };
-        let (limit_hit, _, totals) = self.walk(|_| false, |_| (), Some(&mut in_order));
+        let (limit_hit, _, totals, _) = self.walk(|_| false, |_| (), Some(&mut in_order));
         Walk { files, limit_hit, linked: totals.linked }
     }
 
@@ -255,7 +255,7 @@ impl Walker {
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Found<'_>) -> R + Sync,
     ) -> Visited<R> {
-        let (limit_hit, files, totals) = self.walk(
+        let (limit_hit, files, totals, links) = self.walk(
             keep,
             |listed| {
                 let file = self.file(listed.dir, listed.name, listed.regular);
@@ -264,24 +264,25 @@ impl Walker {
             },
             None,
         );
-        Visited { files, limit_hit, totals }
+        Visited { files, limit_hit, totals, links }
     }
 
     /// The walk itself: workers `visit` each file entry that `keep` accepts
     /// while its directory is open, and `in_order`, if any, gets every file
     /// entry within the limits, in walk order. Returns the first limit hit,
     /// what `visit` returned for the kept files within the limits, in walk
-    /// order, and the totals.
+    /// order, the totals, and the links met (see [`Visited::links`]).
     fn walk<V: Send>(
         &self,
         keep: impl Fn(&OsStr) -> bool + Sync,
         visit: impl Fn(&Listed<'_>) -> V + Sync,
         mut in_order: Option<InOrder<'_>>,
-    ) -> (Option<LimitHit>, Vec<V>, Totals) {
+    ) -> (Option<LimitHit>, Vec<V>, Totals, Vec<PathBuf>) {
         let (mut limit_hit, mut results, mut totals) = (None, Vec::new(), Totals::default());
+        let mut links = Vec::new();
         // A root that is not a directory does not open (and is not stat'ed first).
         let Ok(root) = sys::Root::open(&self.root) else {
-            return (limit_hit, results, totals);
+            return (limit_hit, results, totals, links);
         };
         let mut seen_links: HashSet<PathBuf> = HashSet::new();
         let root_real = RootReal::new(&self.root);
@@ -312,7 +313,8 @@ impl Walker {
             // Only what depends on walk order is left for this pass: the
             // limits, and which link to a directory is taken first.
             for (dir, listing) in level.iter().zip(listings) {
-                totals.linked |= listing.linked;
+                totals.linked |= !listing.links.is_empty();
+                links.extend(listing.links.iter().map(|name| dir.rel.join(name)));
                 let mut visited = listing.visited.into_iter();
                 for entry in listing.entries {
                     entries += 1;
@@ -320,7 +322,7 @@ impl Walker {
                         limit_hit.get_or_insert(LimitHit::Entries(self.limits.max_entries));
                         totals.dirs = dirs;
                         totals.entries = entries;
-                        return (limit_hit, results, totals);
+                        return (limit_hit, results, totals, links);
                     }
                     match entry {
                         Entry::File { name, regular, kept } => {
@@ -352,7 +354,7 @@ impl Walker {
         }
         totals.dirs = dirs;
         totals.entries = entries;
-        (limit_hit, results, totals)
+        (limit_hit, results, totals, links)
     }
 
     /// The entries of the open directory `dir`, sorted by name, with links
@@ -382,10 +384,12 @@ impl Walker {
         let Ok(open) = open else {
             return Listing::default();
         };
-        let (mut found, mut linked) = (Vec::new(), false);
+        let (mut found, mut links) = (Vec::new(), Vec::new());
         open.entries(|name, kind| {
             let kind = looked_up(&open, name, kind);
-            linked |= kind == Type::Symlink && self.symlinks == Symlinks::Follow;
+            if kind == Type::Symlink && self.symlinks == Symlinks::Follow {
+                links.push(name.to_owned());
+            }
             if let Some(kind) = self.kind(&open, dir, root_real, name, kind) {
                 let kept = matches!(kind, Kind::File { .. }) && keep(name);
                 found.push((name.to_owned(), kind, kept));
@@ -426,7 +430,7 @@ impl Walker {
                 }
             }
         }
-        Listing { entries, visited, linked }
+        Listing { entries, visited, links }
     }
 
     /// What an entry is, given its [`looked_up`] type, or `None` for one to
@@ -508,6 +512,25 @@ pub struct Visited<R> {
     pub limit_hit: Option<LimitHit>,
     /// What the walk looked at.
     pub totals: Totals,
+    /// Each symbolic link the walk met and follows (to a directory, to a
+    /// file or to nothing), by its path relative to the root as walked, in
+    /// walk order: what a caller that walks one part again must check the
+    /// changes against, for a change at a link's target shows through the
+    /// link, whose own path no watcher reports.
+    ///
+    /// ```
+    /// # #[cfg(unix)] {
+    /// use skilldeck_walk::Walker;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("a"))?;
+    /// std::os::unix::fs::symlink("../nowhere", dir.path().join("a/dangling"))?;
+    /// let visited = Walker::new(dir.path()).visit(|_| true, |_| ());
+    /// assert_eq!(visited.links, [std::path::Path::new("a/dangling")]);
+    /// # }
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub links: Vec<PathBuf>,
 }
 
 /// What a walk looked at: enough for a caller that walks one part of a tree
@@ -601,13 +624,13 @@ struct Listing<V> {
     /// from the entries: most entries are not kept, and would all be the
     /// size of a result.
     visited: Vec<V>,
-    /// Whether a followed link was among the entries (dangling or not).
-    linked: bool,
+    /// The followed links among the entries (dangling or not), by name.
+    links: Vec<OsString>,
 }
 
 impl<V> Default for Listing<V> {
     fn default() -> Self {
-        Listing { entries: Vec::new(), visited: Vec::new(), linked: false }
+        Listing { entries: Vec::new(), visited: Vec::new(), links: Vec::new() }
     }
 }
 

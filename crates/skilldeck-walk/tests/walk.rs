@@ -658,3 +658,24 @@ fn few_and_many_subdirectories_walk_the_same_order() {
     }
     assert_visit_matches_files(&Walker::new(root));
 }
+
+/// `Visited::links` names every link a following walk met, dangling or not,
+/// by its path as walked (one inside a linked directory too), in walk
+/// order; a walk that skips links meets none.
+#[test]
+fn a_visit_names_the_links_it_met() {
+    let outside = TempDir::new().unwrap();
+    write(outside.path(), "far/SKILL.md", "f");
+    link("nowhere", outside.path(), "far/dangling-inside");
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path();
+    write(root, "real/SKILL.md", "r");
+    link(outside.path().join("far"), root, "dir-link");
+    link("../real/SKILL.md", root, "skill/SKILL.md");
+    link("nowhere", root, "real/dangling");
+
+    let visit = |walker: Walker| walker.visit(|name| name == "SKILL.md", |_| ()).links;
+    let links = visit(Walker::new(root));
+    assert_eq!(links, ["dir-link", "dir-link/dangling-inside", "real/dangling", "skill/SKILL.md"].map(PathBuf::from));
+    assert!(visit(Walker::new(root).symlinks(Symlinks::Skip)).is_empty());
+}

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walker};
@@ -633,8 +633,8 @@ impl CatalogBuilder {
 
     /// Walks a whole root, which led to `identity` before the walk began.
     fn walk_root(&self, absolute: PathBuf, identity: RootIdentity, reads: &Arc<Confinement>) -> RootWalk {
-        let (candidates, limit_hit, totals) = self.walk_dir(&absolute, self.limits, reads);
-        RootWalk { absolute, identity, candidates, limit_hit, totals }
+        let (candidates, limit_hit, totals, links) = self.walk_dir(&absolute, self.limits, reads);
+        RootWalk { absolute, identity, candidates, limit_hit, totals, links }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
@@ -644,7 +644,7 @@ impl CatalogBuilder {
         dir: &Path,
         limits: Limits,
         reads: &Arc<Confinement>,
-    ) -> (Vec<Candidate>, Option<LimitHit>, Totals) {
+    ) -> (Vec<Candidate>, Option<LimitHit>, Totals, Vec<PathBuf>) {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         let walk = walker(dir, self.symlinks, limits)
             .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
@@ -664,23 +664,34 @@ impl CatalogBuilder {
             })
             .collect();
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
-        (candidates, walk.limit_hit, walk.totals)
+        (candidates, walk.limit_hit, walk.totals, walk.links)
     }
 
     /// `previous` brought up to date with `changed`, walking again only the
-    /// parts that changed; `None` when only a whole walk can say (a link or a
-    /// limit in play, or the root itself changed).
+    /// parts that changed; `None` when only a whole walk can say (a limit in
+    /// play, a link whose target lies outside the root or at or around a
+    /// change, a link in a part walked again, or the root itself changed).
     fn rewalk(&self, previous: &RootWalk, changed: &[PathBuf], reads: &Arc<Confinement>) -> Option<RootWalk> {
-        if previous.limit_hit.is_some() || previous.totals.linked {
+        if previous.limit_hit.is_some() {
             return None;
         }
+        let real = &previous.identity.real;
+        // Where each link the walk met leads now, relative to the root: a change
+        // there shows through the link, whose own path no watcher reports.
+        let targets = previous
+            .links
+            .iter()
+            .map(|link| link_target(&previous.absolute.join(link))?.strip_prefix(real).ok().map(Path::to_path_buf))
+            .collect::<Option<Vec<PathBuf>>>()?;
         let mut parts = Vec::new();
         for path in changed {
             // Watchers report paths as watched or resolved (macOS FSEvents).
-            let real = &previous.identity.real;
             let Ok(rel) = path.strip_prefix(&previous.absolute).or_else(|_| path.strip_prefix(real)) else {
                 continue;
             };
+            if targets.iter().any(|target| target.starts_with(rel) || rel.starts_with(target)) {
+                return None;
+            }
             if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
                 continue;
             }
@@ -703,7 +714,7 @@ impl CatalogBuilder {
             }
             let depth = part.components().count();
             let limits = Limits { max_depth: self.limits.max_depth.checked_sub(depth)?, ..self.limits };
-            let (found, limit_hit, more) = self.walk_dir(&dir, limits, reads);
+            let (found, limit_hit, more, _) = self.walk_dir(&dir, limits, reads);
             // Counted twice where the part was walked before: a whole walk
             // within the limits is sure to be within them too.
             totals.dirs += more.dirs;
@@ -723,7 +734,9 @@ impl CatalogBuilder {
         }
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
         let (absolute, identity) = (previous.absolute.clone(), previous.identity.clone());
-        Some(RootWalk { absolute, identity, candidates, limit_hit: None, totals })
+        // The parts walked again met no link: those that were in them are gone.
+        let links = previous.links.iter().filter(|link| !parts.iter().any(|p| link.starts_with(p))).cloned().collect();
+        Some(RootWalk { absolute, identity, candidates, limit_hit: None, totals, links })
     }
 }
 
@@ -752,6 +765,9 @@ struct RootWalk {
     limit_hit: Option<LimitHit>,
     /// Over-counted after rebuilds, never under.
     totals: Totals,
+    /// The links the walk met, relative to the root as walked
+    /// ([`Visited::links`](skilldeck_walk::Visited::links)).
+    links: Vec<PathBuf>,
 }
 
 /// The directory a root path leads to, as opposed to the path: a root moved
@@ -823,6 +839,42 @@ fn changed_part(root: &Path, rel: &Path) -> Option<PathBuf> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(rel.to_path_buf()),
         Err(_) => None,
     }
+}
+
+/// Where the link at `link` leads now, resolved: for a dangling link, its
+/// target as written, each `..` taken where the path before it leads
+/// while that exists, and the deepest part that exists resolved. `None`
+/// when it cannot be told.
+fn link_target(link: &Path) -> Option<PathBuf> {
+    if let Ok(target) = fs::canonicalize(link) {
+        return Some(target);
+    }
+    let target = link.parent()?.join(fs::read_link(link).ok()?);
+    let mut out = PathBuf::new();
+    for part in target.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out = fs::canonicalize(&out).unwrap_or(out);
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    let mut rest = Vec::new();
+    let mut at = out;
+    let resolved = loop {
+        match fs::canonicalize(&at) {
+            Ok(resolved) => break resolved,
+            Err(_) => {
+                rest.push(at.file_name()?.to_os_string());
+                if !at.pop() {
+                    return None;
+                }
+            }
+        }
+    };
+    Some(rest.iter().rev().fold(resolved, |path, part| path.join(part)))
 }
 
 /// The order of `SKILL.md` candidates within a root, which decides which

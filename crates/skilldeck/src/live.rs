@@ -72,12 +72,15 @@ impl LiveCatalog {
     /// reading again only what changed: a `SKILL.md` that changed is read
     /// again, a directory that appeared or changed is walked again, one that
     /// went is dropped, and every other skill is taken from the current
-    /// snapshot. A root whose walk met a link or a limit, whose own
-    /// directory changed, or whose path now leads to another directory (moved
-    /// away and made again, a link swapped to another release), is walked
-    /// whole, whatever `changed` says; data skills, the provider and the
-    /// store are read again every time. The result is what a whole reload
-    /// would give now.
+    /// snapshot. A root whose walk met a limit, or a link that leads outside
+    /// the root (no change there is reported) or to a changed path or one
+    /// around it (the change shows through the link, whose own path is not
+    /// reported), or whose own directory changed, or whose path now leads to
+    /// another directory (moved away and made again, a link swapped to
+    /// another release), is walked whole, whatever `changed` says; a link
+    /// that dangles counts by where it would lead. Data skills, the provider
+    /// and the store are read again every time. The result is what a whole
+    /// reload would give now.
     ///
     /// # Errors
     ///

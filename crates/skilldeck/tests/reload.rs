@@ -267,11 +267,55 @@ fn the_root_itself_or_a_link_walks_the_root_whole() {
     tree.symlink(elsewhere.path("far"), "far-link");
     let catalog = live.reload_changed(&[tree.path("far-link")]).unwrap();
     assert_eq!(catalog.get("far").unwrap().description(), Some("first far"));
-    // The walk met a link: from now on a change anywhere walks the root whole.
+    // The walk met a link leading outside the root, where no change is reported:
+    // from now on a change anywhere walks the root whole.
     elsewhere.skill("far", "far", "second far", "");
     tree.skill("b", "b", "third b", "");
     let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]).unwrap();
     assert_eq!(catalog.get("far").unwrap().description(), Some("second far"));
+}
+
+/// A link the walk met does not make every reload a whole walk: an edit
+/// away from every link's target (a dangling one's included, as a public
+/// registry's tree has) reads only what changed.
+#[test]
+fn an_edit_away_from_the_links_reads_only_what_changed() {
+    let (tree, builder) = two_skills();
+    tree.symlink("nowhere/SKILL.md", "gone/SKILL.md").symlink(tree.path("a"), "a-link");
+    let live = LiveCatalog::new(builder).unwrap();
+    tree.skill("b", "b", "second b", "").skill("c", "c", "first c", "");
+    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]).unwrap();
+    assert_eq!(catalog.get("c").unwrap().description(), Some("first c"));
+    assert_eq!(catalog.get("b").unwrap().description(), Some("first b"), "b was read again");
+}
+
+/// A change at a link's target shows through the link, whose path no
+/// watcher reports: the reload is what a whole build gives, the link's copy
+/// included (here broken with its target).
+#[test]
+fn a_change_at_a_links_target_reads_the_link_again() {
+    let tree = Tree::new();
+    tree.skill("c", "c", "first c", "").symlink(tree.path("c"), "a-link");
+    let builder = Catalog::builder().root(tree.root());
+    let live = LiveCatalog::new(builder.clone()).unwrap();
+    tree.file("c/SKILL.md", "---\nname: [broken\n---\n");
+    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]).unwrap();
+    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(catalog.skips().len(), 2, "{:?}", catalog.skips());
+}
+
+/// A dangling link whose target is made leads somewhere now: the skill
+/// made is found through the link too, as a whole build finds it.
+#[test]
+fn a_dangling_link_whose_target_is_made_is_followed() {
+    let tree = Tree::new();
+    tree.skill("a", "a", "first a", "").symlink("made", "link");
+    let builder = Catalog::builder().root(tree.root());
+    let live = LiveCatalog::new(builder.clone()).unwrap();
+    tree.skill("made", "m", "first m", "");
+    let catalog = live.reload_changed(&[tree.path("made")]).unwrap();
+    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(catalog.get("m").unwrap().location(), tree.path("link/SKILL.md").to_str().unwrap());
 }
 
 /// A root made of skill directories `names` below `tree/rel`, each body
