@@ -19,19 +19,20 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 BAR = 20.0
 
 
-def timed(load: Callable[[str], Any], tree: str) -> float:
-    start = time.perf_counter()
+def timed(load: Callable[[str], Any], tree: str) -> Tuple[float, float]:
+    """Wall time and this process's CPU time (every thread's) of one load + prompt."""
+    start, cpu = time.perf_counter(), time.process_time()
     source = load(tree)
     prompt = source.prompt()
-    took = time.perf_counter() - start
+    took, used = time.perf_counter() - start, time.process_time() - cpu
     assert prompt.startswith("Skills provide"), prompt[:80]
-    return took
+    return took, used
 
 
 def main() -> int:
@@ -54,14 +55,26 @@ def main() -> int:
 
     loaders: Dict[str, Callable[[str], Any]] = {"skilldeck": skilldeck.load_skills, "toolnexus": toolnexus.skill.load_skills}
     times: Dict[str, List[float]] = {name: [] for name in loaders}
+    cpu: Dict[str, List[float]] = {name: [] for name in loaders}
+    for name, load in loaders.items():
+        timed(load, str(tree))  # warm-up
     for _ in range(args.runs):
         for name, load in loaders.items():
-            times[name].append(timed(load, str(tree)))
+            wall, used = timed(load, str(tree))
+            times[name].append(wall)
+            cpu[name].append(used)
     med = {name: statistics.median(t) for name, t in times.items()}
+    med_cpu = {name: statistics.median(t) for name, t in cpu.items()}
     for name, m in med.items():
-        print(f"{name:10} load_skills + prompt(), {count} skills: median {m * 1000:8.1f} ms (min {min(times[name]) * 1000:.1f}, {args.runs} runs)")
+        print(
+            f"{name:10} load_skills + prompt(), {count} skills: median {m * 1000:8.1f} ms wall "
+            f"(min {min(times[name]) * 1000:.1f}), {med_cpu[name] * 1000:8.1f} ms CPU, {args.runs} runs"
+        )
     ratio = med["toolnexus"] / med["skilldeck"]
-    print(f"ratio toolnexus/skilldeck: {ratio:.1f}x (bar {BAR:.0f}x) {'ok' if ratio >= BAR else 'MISSED'}")
+    # CPU time says what the work costs when the machine is shared (the wall ratio
+    # shrinks when other processes take the cores skilldeck's walk runs on).
+    print(f"ratio toolnexus/skilldeck, CPU time: {med_cpu['toolnexus'] / med_cpu['skilldeck']:.1f}x")
+    print(f"ratio toolnexus/skilldeck, wall time: {ratio:.1f}x (bar {BAR:.0f}x) {'ok' if ratio >= BAR else 'MISSED'}")
     return 0 if ratio >= BAR else 1
 
 

@@ -225,3 +225,23 @@ def test_the_gil_is_released_during_a_walk(tmp_path: Path) -> None:
     assert len(catalog) == 3000
     # Holding the GIL would leave the other thread at most a tick per switch interval (5 ms).
     assert ticks > 2 * took / 0.005 + 10
+
+
+def test_the_skill_tool_checks_a_model_s_arguments() -> None:
+    """The native tool applies the engine's argument checks (the toolnexus layer
+    reads arguments as toolnexus does)."""
+    catalog = skilldeck.Catalog(skills=[skilldeck.SkillDef(name="a", content="A", description="d")])
+    assert [(r.output, r.is_error) for r in (catalog.call({"name": 5}), catalog.call({}))] == [
+        ('Invalid arguments: "name" must be a string.', True),
+        ('Invalid arguments: missing required argument "name".', True),
+    ]
+    ok = catalog.call({"name": "a"})
+    assert not ok.is_error and ok.metadata == {"name": "a", "dir": "skill://a/"} and ok.parts is None
+    assert ok.output == catalog.load("a").output
+    assert repr(catalog) == "Catalog(1 skills, 0 skips, 0 warnings)"
+
+
+def test_every_error_is_a_skill_error() -> None:
+    for cls in (skilldeck.BuildError, skilldeck.StoreError, skilldeck.BudgetError):
+        assert issubclass(cls, skilldeck.SkillError) and cls.__module__ == "skilldeck"
+    assert not hasattr(skilldeck, "Warning"), "a star import must not shadow the builtin Warning"

@@ -99,7 +99,7 @@ def main() -> int:
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
         selected = [f"python/tests/test_unit.py::{name}" for name in APPLICABLE]
         return subprocess.call(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", *selected],
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function", *selected],
             cwd=tmp,
         )
 

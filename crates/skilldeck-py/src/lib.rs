@@ -206,7 +206,7 @@ impl PySkip {
 
 /// Something a build did not stop for: a missing root, a duplicate name, a
 /// failed provider or store, …
-#[pyclass(module = "skilldeck", name = "Warning", frozen, get_all)]
+#[pyclass(module = "skilldeck", name = "CatalogWarning", frozen, get_all)]
 struct PyWarning {
     /// A stable kebab-case name: `root-not-found`, `duplicate-name`, `filter-unmatched`,
     /// `provider-failed`, `recovered-frontmatter`, `walk-limit`, `store-failed`, `store-stale`.
@@ -218,7 +218,7 @@ struct PyWarning {
 #[pymethods]
 impl PyWarning {
     fn __repr__(&self) -> String {
-        format!("Warning(kind={:?}, message={:?})", self.kind, self.message)
+        format!("CatalogWarning(kind={:?}, message={:?})", self.kind, self.message)
     }
 
     fn __str__(&self) -> String {

@@ -40,7 +40,7 @@ from ._skilldeck import (
     StoreError,
     ToolResult,
     ValidationReport,
-    Warning,
+    CatalogWarning,
     skill_tool_declaration,
     validate,
 )
@@ -55,6 +55,7 @@ __all__ = [
     "BudgetReport",
     "BuildError",
     "Catalog",
+    "CatalogWarning",
     "Diagnostic",
     "Fitted",
     "LiveCatalog",
@@ -73,7 +74,6 @@ __all__ = [
     "Tool",
     "ToolResult",
     "ValidationReport",
-    "Warning",
     "list_skills",
     "load_skills",
     "validate",
@@ -133,7 +133,7 @@ class SkillSource:
         #: Every candidate discovery refused, with its reason.
         self.skipped: List[Skip] = catalog.skips
         #: What toolnexus prints on stderr (missing roots, duplicates, filter names, a failed provider).
-        self.warnings: List[Warning] = catalog.warnings
+        self.warnings: List[CatalogWarning] = catalog.warnings
         self.tool: Tool = Tool(
             name=_DECLARATION["name"],
             description=SKILL_TOOL_DESCRIPTION,
@@ -157,7 +157,7 @@ class SkillInventory:
 
     skills: List[Skill]
     skipped: List[Skip]
-    warnings: List[Warning] = field(default_factory=list)
+    warnings: List[CatalogWarning] = field(default_factory=list)
 
 
 def _roots(dirs: Union[str, Sequence[str], None]) -> List[str]:
