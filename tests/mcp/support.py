@@ -185,7 +185,7 @@ class HttpServer:
         full_env.pop("SKILLDECK_TOKEN", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            command or [str(BIN), "serve", "--http", bind, *args],
+            command or [str(BIN), "serve", "--http", bind, *serve_args(args)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd,
         )
         self.stderr_lines: list[str] = []
@@ -240,6 +240,17 @@ def http_server(args: list[str], **kw: Any) -> Iterator[HttpServer]:
         server.close()
 
 
+def serve_args(args: list[str]) -> list[str]:
+    """`args` for `skilldeck serve`, waiting as long as it takes for the catalog at `initialize`.
+
+    The default wait (50 ms) is for hosts; a test that compares the instructions with the
+    catalog must not race it on a loaded machine. Tests of the wait itself pass their own.
+    """
+    if any(arg == "--instructions-wait" or arg.startswith("--instructions-wait=") for arg in args):
+        return args
+    return [*args, "--instructions-wait", "60000"]
+
+
 @asynccontextmanager
 async def connect(
     transport: str,
@@ -253,7 +264,7 @@ async def connect(
 ) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on a fresh `skilldeck serve ARGS` over stdio or HTTP."""
     if transport == "stdio":
-        params = StdioServerParameters(command=str(BIN), args=["serve", *args], env=env)
+        params = StdioServerParameters(command=str(BIN), args=["serve", *serve_args(args)], env=env)
         async with open_client(params, era, message_handler=message_handler, logging_callback=logging_callback) as client:
             yield client
         return
@@ -357,7 +368,7 @@ class RawStdio:
 
     def __init__(self, args: list[str]):
         self.proc = subprocess.Popen(
-            [str(BIN), "serve", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [str(BIN), "serve", *serve_args(args)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         self.stderr = bytearray()
