@@ -16,8 +16,6 @@ use std::process::{Command, ExitCode};
 
 /// A library crate of the workspace that is meant for crates.io.
 struct Library {
-    /// The package name (`skilldeck-walk`).
-    package: String,
     /// The library target's name (`skilldeck_walk`): the JSON file's stem.
     target: String,
     /// The package's directory, where `public-api.txt` lives.
@@ -42,16 +40,19 @@ fn run() -> Result<bool, Error> {
     let bless = std::env::var_os("SKILLDECK_BLESS").is_some_and(|value| value == "1");
     let wrapper = Path::new(env!("CARGO_MANIFEST_DIR")).join("rustdoc-json");
     let (libraries, target_dir) = libraries()?;
+    // One `cargo doc` for the whole workspace, not a `cargo rustdoc -p` per crate: its
+    // features are unified as in scripts/test's `cargo doc`, whose checked dependencies
+    // it reuses (per crate, cargo resolves features anew and checks dependencies again).
+    let status = Command::new(env!("CARGO"))
+        .args(["doc", "--quiet", "--workspace", "--no-deps", "--all-features"])
+        .env("RUSTDOC", &wrapper)
+        .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json")
+        .status()?;
+    if !status.success() {
+        return Err(format!("rustdoc JSON for the workspace failed ({status})").into());
+    }
     let mut all_match = true;
     for library in &libraries {
-        let status = Command::new(env!("CARGO"))
-            .args(["rustdoc", "--quiet", "--lib", "--all-features", "-p", &library.package])
-            .args(["--", "-Z", "unstable-options", "--output-format", "json"])
-            .env("RUSTDOC", &wrapper)
-            .status()?;
-        if !status.success() {
-            return Err(format!("rustdoc JSON for {} failed ({status})", library.package).into());
-        }
         let json = target_dir.join("doc").join(format!("{}.json", library.target));
         let api = public_api::Builder::from_rustdoc_json(&json)
             // `impl<T> From<T> for T` and kin on every type: noise, and not this crate's.
@@ -126,7 +127,6 @@ fn libraries() -> Result<(Vec<Library>, PathBuf), Error> {
         };
         let manifest = PathBuf::from(package["manifest_path"].as_str().ok_or("cargo metadata: no manifest_path")?);
         libraries.push(Library {
-            package: package["name"].as_str().ok_or("cargo metadata: no name")?.to_owned(),
             target: lib["name"].as_str().ok_or("cargo metadata: no target name")?.replace('-', "_"),
             dir: manifest.parent().ok_or("cargo metadata: manifest without a directory")?.to_owned(),
         });
