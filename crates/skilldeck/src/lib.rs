@@ -74,3 +74,11 @@ pub use skill::{Origin, Skill, SkillDef};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
 pub use text::escape_control;
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};
+
+// The README's Rust examples, compiled by `cargo test --doc` (marked `no_run`: they read
+// project directories and write a database) so that the front page cannot drift from the
+// API. Only rustdoc's test pass sees this item, so the README, outside the package, is
+// never read by a build of the published crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
