@@ -11,7 +11,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::catalog::Catalog;
-use crate::skill::Skill;
+use crate::model::Skill;
 use crate::text::{contains_word, fold};
 
 /// Which skills an agent always gets in full, every turn.

@@ -8,7 +8,7 @@ use crate::catalog::{BuildError, DEFAULT_MAX_FRONTMATTER, SkipReason};
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode};
 use crate::live::LiveCatalog;
 use crate::read;
-use crate::skill::Origin;
+use crate::model::Origin;
 use crate::store::{Precondition, Record, SkillStore, StoreError};
 
 /// Why an authoring command refused or failed.

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use crate::catalog::Catalog;
 use crate::render::{self, Layout};
-use crate::skill::Skill;
+use crate::model::Skill;
 
 /// A size limit for a level-1 catalog: at most `limit` characters or tokens.
 /// [`Budget::toolnexus`], [`Budget::agentskills`] and [`Budget::insika`]

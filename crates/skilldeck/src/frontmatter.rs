@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
+use crate::model::YamlProblem;
 use crate::text::{js_trim, python_strip};
 
 pub(crate) mod simple;
@@ -92,28 +93,6 @@ pub(crate) struct Head {
     /// keeps the text. A rule that changes `frontmatter` after that reading
     /// must clear it.
     pub(crate) simple: bool,
-}
-
-/// Why YAML would not give a frontmatter mapping, with the position in the
-/// `SKILL.md` (1-based lines of the whole file) when YAML knew one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct YamlProblem {
-    /// What went wrong, in YAML's words.
-    pub message: String,
-    /// The `SKILL.md` line and column, when known.
-    pub position: Option<(u64, u64)>,
-    /// Whether the YAML parser refused the text (as opposed to parsing it into
-    /// something that is not a usable frontmatter).
-    pub refused: bool,
-}
-
-impl std::fmt::Display for YamlProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some((line, column)) => write!(f, "{} at line {line}, column {column}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
 }
 
 /// Why a frontmatter gives no skill.

@@ -50,7 +50,7 @@ mod load_skill;
 mod read;
 pub mod render;
 pub mod search;
-mod skill;
+mod model;
 pub mod store;
 mod text;
 mod tool;
@@ -62,15 +62,15 @@ pub use budget::Encoding;
 pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 pub use catalog::{
     BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
-    Shadowed, Skip, SkipReason, Source, Warning,
+    Shadowed, Source,
 };
 pub use confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
 pub use convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
-pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
+pub use frontmatter::{Frontmatter, FrontmatterMode};
 pub use live::LiveCatalog;
 pub use load_skill::LoadSkillTool;
 pub use search::{Hit, SearchResults};
-pub use skill::{Origin, Skill, SkillDef};
+pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
 pub use text::escape_control;
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::agent::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
 use crate::render::tagged;
-use crate::skill::Skill;
+use crate::model::Skill;
 use crate::text::ruby_strip;
 use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 

@@ -10,10 +10,9 @@ use std::sync::OnceLock;
 
 use skilldeck_walk::Found;
 
-use crate::catalog::{Skip, SkipReason};
 use crate::confine::Confinement;
 use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
-use crate::skill::{HeldFrontmatter, Origin, Skill, SkillData};
+use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, YamlProblem};
 
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
@@ -29,7 +28,7 @@ thread_local! {
 }
 
 /// What a `SKILL.md` candidate became.
-pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
+pub(crate) type Outcome = Result<(Skill, Option<YamlProblem>), Skip>;
 
 /// Reads and parses a `SKILL.md` the walk found (its directory still open).
 /// The skill's `Origin::Fs { skill_md }` is empty: the caller moves the

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::agent::Activation;
 use crate::catalog::Catalog;
-use crate::skill::Skill;
+use crate::model::Skill;
 use crate::text::{ruby_strip, xml_escape, xml_escape_text};
 
 /// The instruction under Insika's `<available_skills>` list.

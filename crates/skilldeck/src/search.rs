@@ -26,7 +26,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::agent::AgentView;
 use crate::catalog::Catalog;
-use crate::skill::{Origin, Skill};
+use crate::model::{Origin, Skill};
 use crate::text::{fold, is_word_char};
 
 /// What a search found: the ranked hits, or none and `abstained` when

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
-use crate::skill::{Origin, Skill};
+use crate::model::{Origin, Skill};
 use crate::text::{file_url, fold, js_trim};
 
 /// What a tool call returns: the text for the model, whether it is an error,

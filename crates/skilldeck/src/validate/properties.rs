@@ -8,7 +8,7 @@ use super::yaml::{AsText, field, parse_file, text, to_json};
 use super::{Check, Diagnostic, Severity, find_skill_md, non_empty_text, python_path, python_strip, read_file};
 use crate::catalog::DEFAULT_MAX_FRONTMATTER;
 use crate::frontmatter::BOM;
-use crate::skill::{Origin, Skill};
+use crate::model::{Origin, Skill};
 
 /// A skill's properties as `skills-ref read-properties` gives them: `name`
 /// and `description` (required, non-empty, trimmed), and the optional keys

@@ -1,0 +1,174 @@
+//! What a build says about what it could not use: a [`Skip`] for a candidate
+//! that did not become a skill, a [`Warning`] for a source or a rule that did
+//! not work out, and the [`YamlProblem`] both may carry. They belong to the
+//! model, not the catalog, so that reading a file never reaches up into the
+//! catalog that collects it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use skilldeck_walk::LimitHit;
+
+/// A candidate that did not become a skill, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skip {
+    /// The `SKILL.md` path, or a data skill's base (`skill://` without one).
+    pub location: String,
+    /// Why it was skipped.
+    pub reason: SkipReason,
+    /// What exactly was wrong, when there is more to say than the reason.
+    pub detail: Option<String>,
+}
+
+/// Why a candidate was skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// No frontmatter, or no usable `name` in it.
+    MissingName,
+    /// The frontmatter is YAML that could not be read, and no `name` was rescued.
+    MalformedFrontmatter,
+    /// A skill of the same name came first.
+    DuplicateName,
+    /// The file could not be read, is not a regular file, or its frontmatter
+    /// is not UTF-8.
+    Unreadable,
+    /// The frontmatter is larger than the configured cap.
+    TooLarge,
+}
+
+impl SkipReason {
+    /// The reason as toolnexus spells it: `missing-name`, `malformed-frontmatter`,
+    /// `duplicate-name`, `unreadable` or `too-large`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::MissingName => "missing-name",
+            SkipReason::MalformedFrontmatter => "malformed-frontmatter",
+            SkipReason::DuplicateName => "duplicate-name",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::TooLarge => "too-large",
+        }
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Something a user should know about a build that did not stop it. The
+/// library never prints these; it returns them (and logs them with `tracing`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A root that is not an existing directory.
+    RootNotFound {
+        /// The root as given.
+        root: PathBuf,
+    },
+    /// A later skill lost to an earlier one of the same name.
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// The loser's location.
+        location: String,
+    },
+    /// A filter entry that named no skill.
+    FilterUnmatched {
+        /// The filter entry.
+        name: String,
+    },
+    /// The provider failed; the other sources still loaded.
+    ProviderFailed {
+        /// The provider's error message.
+        message: String,
+    },
+    /// YAML refused a frontmatter, and the line-wise fallback rescued it.
+    RecoveredFrontmatter {
+        /// The `SKILL.md` path.
+        location: String,
+        /// What YAML said.
+        problem: YamlProblem,
+    },
+    /// A walk stopped at one of its limits, so skills may be missing.
+    WalkLimit {
+        /// The root being walked.
+        root: PathBuf,
+        /// The limit reached.
+        limit: LimitHit,
+    },
+    /// The skill store could not be read; the other sources still loaded.
+    StoreFailed {
+        /// The store's error message.
+        message: String,
+    },
+    /// The skill store could not be read during a reload; its skills are
+    /// the last copy an earlier build of the live catalog read.
+    StoreStale {
+        /// The store's error message.
+        message: String,
+    },
+}
+
+impl Warning {
+    /// A stable kebab-case name of the kind, for JSON and filtering.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Warning::RootNotFound { .. } => "root-not-found",
+            Warning::DuplicateName { .. } => "duplicate-name",
+            Warning::FilterUnmatched { .. } => "filter-unmatched",
+            Warning::ProviderFailed { .. } => "provider-failed",
+            Warning::RecoveredFrontmatter { .. } => "recovered-frontmatter",
+            Warning::WalkLimit { .. } => "walk-limit",
+            Warning::StoreFailed { .. } => "store-failed",
+            Warning::StoreStale { .. } => "store-stale",
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RootNotFound { root } => write!(f, "skills dir not found: {}", root.display()),
+            Warning::DuplicateName { name, location } => {
+                write!(f, "duplicate skill name \"{name}\" ({location}) \u{2014} keeping first")
+            }
+            Warning::FilterUnmatched { name } => write!(f, "skill filter name \"{name}\" matched no skill"),
+            Warning::ProviderFailed { message } => write!(f, "skill provider failed: {message}"),
+            Warning::RecoveredFrontmatter { location, problem } => {
+                write!(f, "recovered-frontmatter: {location}: {problem}; name and description were read line by line")
+            }
+            Warning::WalkLimit { root, limit } => {
+                write!(f, "walk of {} stopped at the {limit}; skills below it may be missing", root.display())
+            }
+            Warning::StoreFailed { message } => write!(f, "skill store failed: {message}"),
+            Warning::StoreStale { message } => {
+                write!(f, "skill store failed: {message}; serving the last good copy of its skills")
+            }
+        }
+    }
+}
+
+/// Why YAML would not give a frontmatter mapping, with the position in the
+/// `SKILL.md` (1-based lines of the whole file) when YAML knew one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlProblem {
+    /// What went wrong, in YAML's words.
+    pub message: String,
+    /// The `SKILL.md` line and column, when known.
+    pub position: Option<(u64, u64)>,
+    /// Whether the YAML parser refused the text (as opposed to parsing it into
+    /// something that is not a usable frontmatter).
+    pub refused: bool,
+}
+
+impl fmt::Display for YamlProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{} at line {line}, column {column}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
