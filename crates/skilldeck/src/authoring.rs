@@ -4,11 +4,13 @@
 //! snapshot serves it.
 
 use crate::agent::{AgentProfile, Eager};
-use crate::catalog::{BuildError, DEFAULT_MAX_FRONTMATTER, SkipReason};
-use crate::frontmatter::{self, BOM, Fences, FrontmatterMode};
+use crate::catalog::BuildError;
 use crate::live::LiveCatalog;
-use crate::read;
 use crate::model::Origin;
+use crate::model::SkipReason;
+use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode};
+use crate::source::read;
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 use crate::store::{Precondition, Record, SkillStore, StoreError};
 
 /// Why an authoring command refused or failed.

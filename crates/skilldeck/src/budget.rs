@@ -9,8 +9,8 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::catalog::Catalog;
-use crate::render::{self, Layout};
 use crate::model::Skill;
+use crate::render::{self, Layout};
 
 /// A size limit for a level-1 catalog: at most `limit` characters or tokens.
 /// [`Budget::toolnexus`], [`Budget::agentskills`] and [`Budget::insika`]

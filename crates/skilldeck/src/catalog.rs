@@ -9,21 +9,13 @@ use std::sync::{Arc, OnceLock};
 
 use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walker};
 
-use crate::confine::Confinement;
-use crate::frontmatter::FrontmatterMode;
-use crate::read;
-use crate::search::SearchIndex;
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
+use crate::search::SearchIndex;
+use crate::source::confine::Confinement;
+use crate::source::frontmatter::FrontmatterMode;
+use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
+use crate::source::walk::{SKILL_MD, SKIPPED_DIRS, candidate_order, walker};
 use crate::store::{Record, SkillStore, StoreError};
-
-/// Directory names never entered, in discovery and in sampling.
-pub(crate) const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
-
-/// The file that makes a directory a skill.
-pub(crate) const SKILL_MD: &str = "SKILL.md";
-
-/// Default cap on the bytes of a frontmatter: 1 MiB.
-pub const DEFAULT_MAX_FRONTMATTER: usize = 1 << 20;
 
 /// Which source a skill came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -682,17 +674,6 @@ fn changed_part(root: &Path, rel: &Path) -> Option<PathBuf> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(rel.to_path_buf()),
         Err(_) => None,
     }
-}
-
-/// The order of `SKILL.md` candidates within a root, which decides which
-/// duplicate wins: depth (fewest segments first), then code point.
-pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
-    (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
-}
-
-/// A walker below `dir` that never enters [`SKIPPED_DIRS`].
-pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
-    SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
 }
 
 /// A data skill, or its `missing-name` skip.

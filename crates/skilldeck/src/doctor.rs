@@ -30,8 +30,8 @@ use serde_json::Value;
 
 use crate::agent::{AgentProfile, Eager};
 use crate::catalog::Catalog;
-use crate::frontmatter::{self, Fences, Frontmatter, FrontmatterMode};
 use crate::model::Origin;
+use crate::source::frontmatter::{self, Fences, Frontmatter, FrontmatterMode};
 use crate::store::{SkillStore, StoreError};
 use crate::text::{contains_word, fold, ruby_strip};
 

@@ -41,16 +41,13 @@ mod agent;
 pub mod authoring;
 mod budget;
 mod catalog;
-mod confine;
-mod convention;
 pub mod doctor;
-mod frontmatter;
 mod live;
 mod load_skill;
-mod read;
+mod model;
 pub mod render;
 pub mod search;
-mod model;
+mod source;
 pub mod store;
 mod text;
 mod tool;
@@ -61,16 +58,16 @@ pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use budget::Encoding;
 pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
-    Shadowed, Source,
+    BuildError, Catalog, CatalogBuilder, Filter, Provider, ProviderError, SampleLimit, Shadowed, Source,
 };
-pub use confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
-pub use convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
-pub use frontmatter::{Frontmatter, FrontmatterMode};
 pub use live::LiveCatalog;
 pub use load_skill::LoadSkillTool;
-pub use search::{Hit, SearchResults};
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
+pub use search::{Hit, SearchResults};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
+pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
+pub use source::convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
+pub use source::frontmatter::{Frontmatter, FrontmatterMode};
+pub use source::read::DEFAULT_MAX_FRONTMATTER;
 pub use text::escape_control;
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use crate::agent::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
-use crate::render::tagged;
 use crate::model::Skill;
+use crate::render::tagged;
 use crate::text::ruby_strip;
 use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 

@@ -8,6 +8,6 @@ mod problem;
 mod skill;
 
 pub use problem::{Skip, SkipReason, Warning, YamlProblem};
+pub(crate) use skill::HeldFrontmatter;
 pub(crate) use skill::SkillData;
 pub use skill::{Origin, Skill, SkillDef};
-pub(crate) use skill::HeldFrontmatter;

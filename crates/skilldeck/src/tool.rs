@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
+use crate::catalog::{Catalog, SampleLimit};
 use crate::model::{Origin, Skill};
+use crate::source::walk::SKILL_MD;
 use crate::text::{file_url, fold, js_trim};
 
 /// What a tool call returns: the text for the model, whether it is an error,

@@ -54,8 +54,9 @@ use serde_saphyr::Spanned;
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::catalog::{DEFAULT_MAX_FRONTMATTER, SKILL_MD, candidate_order, walker};
-use crate::frontmatter::BOM;
+use crate::source::frontmatter::BOM;
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
+use crate::source::walk::{SKILL_MD, candidate_order, walker};
 use skilldeck_walk::{Limits, Symlinks, parallel_map};
 
 /// `skills-ref`'s `MAX_SKILL_NAME_LENGTH`.

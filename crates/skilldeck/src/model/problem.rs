@@ -171,4 +171,3 @@ impl fmt::Display for YamlProblem {
         }
     }
 }
-

@@ -6,9 +6,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::confine::{Confinement, Refusal};
-use crate::frontmatter::{Frontmatter, simple};
-use crate::read;
+use crate::source::confine::{Confinement, Refusal};
+use crate::source::frontmatter::{Frontmatter, simple};
+use crate::source::read;
 
 /// One skill of a catalog: what its frontmatter says, where it came from, and
 /// its body (the instructions served at level 2).

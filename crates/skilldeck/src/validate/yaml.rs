@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::{Check, line_column};
-use crate::frontmatter::{self, Fences};
+use crate::source::frontmatter::{self, Fences};
 
 /// The top-level frontmatter mapping, with the positions of keys and values.
 pub(super) type YamlMap = IndexMap<Spanned<String>, Spanned<Node>>;

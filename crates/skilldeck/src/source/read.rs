@@ -1,6 +1,6 @@
 //! Reading a `SKILL.md` from disk: a prefix read of the head (the body comes
 //! along when the file is small, and is read on first use when it is not), then
-//! the frontmatter rules of [`crate::frontmatter`].
+//! the frontmatter rules of [`crate::source::frontmatter`].
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -10,9 +10,12 @@ use std::sync::OnceLock;
 
 use skilldeck_walk::Found;
 
-use crate::confine::Confinement;
-use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
 use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, YamlProblem};
+use crate::source::confine::Confinement;
+use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
+
+/// Default cap on the bytes of a frontmatter: 1 MiB.
+pub const DEFAULT_MAX_FRONTMATTER: usize = 1 << 20;
 
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
