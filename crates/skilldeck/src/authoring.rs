@@ -5,7 +5,7 @@
 
 use crate::agent::{AgentProfile, Eager};
 use crate::catalog::BuildError;
-use crate::live::LiveCatalog;
+use crate::catalog::LiveCatalog;
 use crate::model::Origin;
 use crate::model::SkipReason;
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode};

@@ -42,7 +42,7 @@ pub mod authoring;
 mod budget;
 mod catalog;
 pub mod doctor;
-mod live;
+
 mod load_skill;
 mod model;
 pub mod render;
@@ -58,9 +58,9 @@ pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
 pub use budget::Encoding;
 pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, Filter, Provider, ProviderError, SampleLimit, Shadowed, Source,
+    BuildError, Catalog, CatalogBuilder, Filter, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed, Source,
 };
-pub use live::LiveCatalog;
+
 pub use load_skill::LoadSkillTool;
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
 
-use crate::catalog::{BuildError, Catalog, CatalogBuilder};
+use super::{BuildError, Catalog, CatalogBuilder};
 
 /// The current [`Catalog`] of a set of sources, rebuilt on demand.
 ///
