@@ -3,7 +3,10 @@
 //! (Insika's `SkillCatalog` selection rules, SPEC §7).
 //!
 //! One view answers every surface of one turn (the level-1 list, the bodies
-//! injected, the `load_skill` tool), so they cannot disagree.
+//! injected, the `load_skill` tool in `load_skill.rs`), so they cannot
+//! disagree.
+
+mod load_skill;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -13,6 +16,8 @@ use serde_json::Value;
 use crate::catalog::Catalog;
 use crate::model::Skill;
 use crate::text::{contains_word, fold};
+
+pub use load_skill::LoadSkillTool;
 
 /// Which skills an agent always gets in full, every turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

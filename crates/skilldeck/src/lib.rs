@@ -43,7 +43,6 @@ mod budget;
 mod catalog;
 pub mod doctor;
 
-mod load_skill;
 mod model;
 pub mod render;
 pub mod search;
@@ -53,7 +52,7 @@ mod text;
 mod tool;
 pub mod validate;
 
-pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
+pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Reason};
 #[cfg(feature = "tokens")]
 pub use budget::Encoding;
 pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
@@ -61,7 +60,6 @@ pub use catalog::{
     BuildError, Catalog, CatalogBuilder, Filter, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed, Source,
 };
 
-pub use load_skill::LoadSkillTool;
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};
 pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::agent::{AgentProfile, AgentView, is_lazy};
+use super::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
 use crate::model::Skill;
 use crate::render::tagged;
