@@ -39,7 +39,6 @@
 
 mod agent;
 pub mod authoring;
-mod budget;
 mod catalog;
 pub mod doctor;
 
@@ -53,12 +52,12 @@ mod tool;
 pub mod validate;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Reason};
-#[cfg(feature = "tokens")]
-pub use budget::Encoding;
-pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 pub use catalog::{
     BuildError, Catalog, CatalogBuilder, Filter, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed, Source,
 };
+#[cfg(feature = "tokens")]
+pub use render::budget::Encoding;
+pub use render::budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
 
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};

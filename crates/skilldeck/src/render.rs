@@ -1,4 +1,7 @@
-//! Level 1: the catalogs an agent reads in its system prompt.
+//! Level 1: the catalogs an agent reads in its system prompt, and (in
+//! `budget.rs`) the same catalogs fitted to a character or token budget.
+
+pub(crate) mod budget;
 
 // Writing to a String cannot fail; the `let _ =` on each `write!` says so.
 use std::fmt::Write;
