@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use skilldeck::doctor;
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SkillDef, SkillTool,
-    Symlinks, ToolResult, Warning, escape_control, render,
+    AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SampleLimit, SkillDef,
+    SkillTool, Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
@@ -254,7 +254,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
-            let catalog = disk.build()?;
+            let catalog = disk.build();
             if store.is_none() {
                 roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             }
@@ -288,7 +288,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         command => {
             // Never dropped: the process ends after this command, and freeing every
             // skill one by one costs more than the rest of a large list.
-            let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
+            let catalog = std::mem::ManuallyDrop::new(with_store(disk).build());
             check_store(&catalog)?;
             // The catalog's warnings, then the conclusion they may explain: no skill at all.
             warn_summary(catalog.warnings(), cli.verbose);
@@ -377,7 +377,7 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
     let mut builder = Catalog::builder()
         .roots(roots)
         .filter(Filter::new(sources.filter.iter().cloned()))
-        .sample_limit(sources.sample_limit)
+        .sample_limit(SampleLimit::from_config(sources.sample_limit)?)
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
         .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow });
     for file in &sources.skills {

@@ -92,14 +92,14 @@ pub(crate) fn run_store(
                     text
                 }
             };
-            let live = LiveCatalog::new(builder)?;
+            let live = LiveCatalog::new(builder);
             check_store(&live.snapshot())?;
             let precondition = if create_only { Precondition::Absent } else { Precondition::Any };
             authoring::write_skill(store, &live, Some(&name), &content, agent, &precondition)
                 .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
         }
         StoreCommand::Delete { name } => {
-            let live = LiveCatalog::new(builder)?;
+            let live = LiveCatalog::new(builder);
             check_store(&live.snapshot())?;
             authoring::delete_skill(store, &live, Some(&name), agent)
                 .map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))

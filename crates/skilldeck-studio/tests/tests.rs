@@ -146,7 +146,7 @@ impl Fixture {
         let (store, location) = open_store(backend, db.path())?;
         let root = tempfile::tempdir().unwrap();
         disk(root.path());
-        let live = Arc::new(LiveCatalog::new(Catalog::builder().root(root.path()).store(store.clone())).unwrap());
+        let live = Arc::new(LiveCatalog::new(Catalog::builder().root(root.path()).store(store.clone())));
         let studio = Studio::new(live.clone(), (backend != Backend::ReadOnly).then(|| store.clone()));
         let app = studio.router(access);
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();

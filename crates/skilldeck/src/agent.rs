@@ -179,14 +179,13 @@ pub struct Activation<'c> {
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("cardapio").description("o cardápio").content("Mostre o cardápio."))
 ///     .skill(SkillDef::new("formato").description("formato").content("Use listas."))
-///     .build()?;
+///     .build();
 /// let profile = AgentProfile::new("loja").eager(Eager::names(["formato"]));
 /// let view = catalog.view(&profile);
 /// let names = |skills: Vec<&skilldeck::Skill>| skills.iter().map(|s| s.name().to_owned()).collect::<Vec<_>>();
 /// assert_eq!(names(view.eager()), ["formato"]);
 /// assert_eq!(names(view.lazy()), ["cardapio"]);
 /// assert!(render::insika(&view.lazy()).starts_with("<available_skills>\n  <skill name=\"cardapio\">o cardápio</skill>\n"));
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct AgentView<'c> {

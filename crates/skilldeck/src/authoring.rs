@@ -4,7 +4,6 @@
 //! snapshot serves it.
 
 use crate::agent::{AgentProfile, Eager};
-use crate::catalog::BuildError;
 use crate::catalog::LiveCatalog;
 use crate::model::Origin;
 use crate::model::SkipReason;
@@ -26,9 +25,6 @@ pub enum AuthoringError {
     /// The store refused or failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The write landed but the reload that follows it failed.
-    #[error("the change was stored, but the catalog did not reload: {0}")]
-    Reload(#[from] BuildError),
 }
 
 /// `name` trimmed, or `None` when blank: Insika's presence rule.
@@ -73,7 +69,7 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
 /// use skilldeck::{Catalog, LiveCatalog, authoring};
 ///
 /// let store = Arc::new(MemoryStore::default());
-/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
+/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
 /// let any = Precondition::Any;
 /// authoring::write_skill(store.as_ref(), &live, Some("pedido"), "---\nname: pedido\n---\nfaz pedido\n", None, &any)?;
 /// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "faz pedido\n");
@@ -86,8 +82,7 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
 ///
 /// [`AuthoringError::Invalid`] for a refused request (nothing written),
 /// [`AuthoringError::Store`] for a store failure or a precondition that
-/// does not hold ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]),
-/// [`AuthoringError::Reload`] when the write landed but the reload failed.
+/// does not hold ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]).
 pub fn write_skill(
     store: &dyn SkillStore,
     live: &LiveCatalog,
@@ -99,7 +94,7 @@ pub fn write_skill(
     let name = presence(name).ok_or_else(|| AuthoringError::Invalid("name is required".into()))?;
     check_skill_md(content)?;
     let record = store.write(name, content, presence(agent), precondition)?;
-    live.reload()?;
+    live.reload();
     Ok(record)
 }
 
@@ -112,7 +107,7 @@ pub fn write_skill(
 ///
 /// [`AuthoringError::Invalid`] (`name is required`), [`AuthoringError::NotFound`]
 /// (`skill '<name>' not found`, plus ` for agent '<agent>'`), a store
-/// failure, or a failed reload after the delete landed.
+/// failure.
 pub fn delete_skill(
     store: &dyn SkillStore,
     live: &LiveCatalog,
@@ -125,7 +120,7 @@ pub fn delete_skill(
         let scope = agent.map(|a| format!(" for agent '{a}'")).unwrap_or_default();
         return Err(AuthoringError::NotFound(format!("skill '{name}' not found{scope}")));
     }
-    live.reload()?;
+    live.reload();
     Ok(())
 }
 

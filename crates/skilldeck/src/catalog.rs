@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use skilldeck_walk::{Limits, Symlinks, Walker};
 
 use assembly::{NameIndex, StoreRead};
-pub use builder::{BuildError, CatalogBuilder, Filter, Provider, ProviderError, SampleLimit};
+pub use builder::{CatalogBuilder, Filter, InvalidSampleLimit, Provider, ProviderError, SampleLimit};
 pub use live::LiveCatalog;
 use walks::RootWalk;
 
@@ -62,7 +62,7 @@ impl fmt::Display for Source {
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("deploy").base("skill://first/"))
 ///     .skill(SkillDef::new("deploy").base("skill://second/").content("the other one"))
-///     .build()?;
+///     .build();
 /// let lost = &catalog.shadowed()[0];
 /// assert_eq!((lost.skill.location(), lost.winner_location.as_str()), ("skill://second/", "skill://first/"));
 /// assert_eq!((&lost.source, &lost.winner_source), (&Source::Data, &Source::Data));
@@ -94,12 +94,11 @@ pub struct Shadowed {
 ///     .skill(SkillDef::new("release").description("Cut a release").content("1. Bump."))
 ///     .skill(SkillDef::new("triage").content("1. Reproduce."))
 ///     .filter(Filter::allow(["release", "typo"]))
-///     .build()?;
+///     .build();
 /// assert_eq!(catalog.skills().map(|s| s.name()).collect::<Vec<_>>(), ["release"]);
 /// assert_eq!(catalog.inventory().len(), 2);
 /// assert_eq!(catalog.filter_unmatched(), ["typo"]);
 /// assert!(catalog.get("triage").is_none());
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Catalog {
@@ -219,7 +218,7 @@ impl Catalog {
     /// std::fs::write(skill.join("scripts/hi.sh"), "echo hi\n")?;
     /// std::fs::write(skill.join(".git/HEAD"), "ref: x\n")?;
     /// std::fs::write(skill.join("LICENSE"), "MIT\n")?;
-    /// let catalog = Catalog::builder().root(dir.path()).build()?;
+    /// let catalog = Catalog::builder().root(dir.path()).build();
     /// let walk = catalog.skill_files(catalog.get("hello").unwrap().dir().unwrap());
     /// let files: Vec<String> = walk.files.iter().map(|f| f.rel_path()).collect();
     /// assert_eq!(files, ["LICENSE", "SKILL.md", "scripts/hi.sh"]);

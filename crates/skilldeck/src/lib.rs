@@ -19,7 +19,7 @@
 //! let catalog = Catalog::builder()
 //!     .root(dir.path())
 //!     .skill(SkillDef::new("release").description("Cut a release.").content("1. Bump."))
-//!     .build()?;
+//!     .build();
 //! assert!(render::toolnexus(&catalog).ends_with("- **hello**: Say hello.\n- **release**: Cut a release."));
 //!
 //! let out = SkillTool::new(&catalog).call(&json!({"name": "hello"}));
@@ -53,7 +53,8 @@ pub mod validate;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Reason};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, Filter, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed, Source,
+    Catalog, CatalogBuilder, Filter, InvalidSampleLimit, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed,
+    Source,
 };
 #[cfg(feature = "tokens")]
 pub use render::budget::Encoding;

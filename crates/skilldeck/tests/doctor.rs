@@ -105,7 +105,7 @@ fn i121_no_collaborators_no_findings() {
 fn i122_a_disk_seed_declaring_eager_warns_through_the_catalog() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let findings = Doctor { catalog: Some(&catalog), ..Doctor::default() }.check();
     assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
 }
@@ -254,7 +254,7 @@ fn i134_a_companion_outside_the_allowlist_warns() {
 fn i135_a_shared_disk_seed_naming_a_holder_warns_without_a_store() {
     let tree = Tree::new();
     tree.file("escalation/SKILL.md", md("escalation", "na biro, 7 dias", ""));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let agents = biro_and_kino();
     let findings = Doctor { catalog: Some(&catalog), agents: Some(&agents), ..Doctor::default() }.check();
     assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK), warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
@@ -284,7 +284,7 @@ fn a_store_record_wins_over_the_disk_seed_of_its_name() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
     tree.file("seed/SKILL.md", md("seed", "body", "eager: yes\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let store = store(&[("formato", md("formato", "body", ""))]);
     let findings = Doctor { catalog: Some(&catalog), store: Some(&store), ..Doctor::default() }.check();
     assert_eq!(
@@ -301,7 +301,7 @@ fn a_store_record_wins_over_the_disk_seed_of_its_name() {
 fn a_disk_seed_gone_since_the_build_is_skipped() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     std::fs::remove_file(tree.path("formato/SKILL.md")).unwrap();
     let findings = Doctor { catalog: Some(&catalog), ..Doctor::default() }.check();
     assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK)]);

@@ -30,12 +30,12 @@ fn disk(skills: &[(&str, &str)]) -> Tree {
 }
 
 fn catalog(tree: &Tree) -> Catalog {
-    Catalog::builder().root(tree.root()).build().unwrap()
+    Catalog::builder().root(tree.root()).build()
 }
 
 fn with_store(tree: Option<&Tree>, store: &Arc<MemoryStore>) -> Catalog {
     let builder = Catalog::builder().store(store.clone());
-    tree.map_or(builder.clone(), |t| builder.root(t.root())).build().unwrap()
+    tree.map_or(builder.clone(), |t| builder.root(t.root())).build()
 }
 
 fn names<'a>(skills: impl IntoIterator<Item = &'a &'a Skill>) -> Vec<&'a str> {
@@ -121,7 +121,7 @@ fn the_first_root_wins() {
     let (a, b) = (Tree::new(), Tree::new());
     a.file("cardapio/SKILL.md", md("cardapio", "de A"));
     b.file("cardapio/SKILL.md", md("cardapio", "de B"));
-    let catalog = Catalog::builder().root(a.root()).root(b.root()).build().unwrap();
+    let catalog = Catalog::builder().root(a.root()).root(b.root()).build();
     let profile = AgentProfile::new("a");
     assert_eq!(LoadSkillTool::new(&catalog.view(&profile)).load("cardapio").output, "de A");
 }
@@ -233,7 +233,7 @@ fn lost() -> StoreError {
 #[test]
 fn a_failing_store_is_a_warning_and_the_roots_still_load() {
     let tree = disk(&[("cardapio", "")]);
-    let catalog = Catalog::builder().root(tree.root()).store(Arc::new(Broken)).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).store(Arc::new(Broken)).build();
     assert_eq!(catalog.skills().map(Skill::name).collect::<Vec<_>>(), ["cardapio"]);
     let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
     assert_eq!(warnings, ["skill store failed: skill store db.example:5432: connection lost"]);
@@ -242,10 +242,10 @@ fn a_failing_store_is_a_warning_and_the_roots_still_load() {
 #[test]
 fn a_reload_sees_a_new_record() {
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     assert!(live.snapshot().get("pedido").is_none());
     store.write("pedido", &md("pedido", "nova"), None, &Precondition::Any).unwrap();
-    live.reload().unwrap();
+    live.reload();
     assert_eq!(body(live.snapshot().get("pedido")), "nova");
 }
 
@@ -342,11 +342,11 @@ fn load_skill_not_found_is_its_own_error() {
 fn load_skill_keeps_the_snapshot_it_was_made_from() {
     let store = Arc::new(MemoryStore::default());
     store.write("fugaz", &md("fugaz", "x"), None, &Precondition::Any).unwrap();
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     let profile = AgentProfile::new("a");
     let turn = LoadSkillTool::new(&live.snapshot().view(&profile));
     store.delete("fugaz", None).unwrap();
-    let after = live.reload().unwrap();
+    let after = live.reload();
     assert_eq!(turn.load("fugaz").output, "x", "one turn, one snapshot");
     assert_eq!(LoadSkillTool::new(&after.view(&profile)).load("fugaz").output, "skill 'fugaz' not found");
 }
@@ -549,7 +549,7 @@ fn blanket_eager_injects_every_allowed_body() {
     assert_eq!(activate(&catalog, &all, ""), [pair("mapa", "eager"), pair("query", "eager")]);
     let one = AgentProfile::new("a").allow(["mapa"]).eager(Eager::All);
     assert_eq!(activate(&catalog, &one, ""), [pair("mapa", "eager")]);
-    let empty = Catalog::builder().build().unwrap();
+    let empty = Catalog::builder().build();
     assert!(empty.view(&all).activate("x").is_empty());
 }
 
@@ -573,7 +573,7 @@ fn two_triggered_skills_in_one_message() {
 
 fn authoring_setup() -> (Arc<MemoryStore>, LiveCatalog) {
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     (store, live)
 }
 
@@ -659,7 +659,7 @@ fn deleting_a_record_re_exposes_the_disk_seed() {
     let tree = Tree::new();
     tree.file("pedido/SKILL.md", md("pedido", "seed"));
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().root(tree.root()).store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().root(tree.root()).store(store.clone()));
     authoring::write_skill(store.as_ref(), &live, Some("pedido"), &md("pedido", "editado"), None, &Precondition::Any)
         .unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "editado");

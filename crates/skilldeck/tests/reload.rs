@@ -195,11 +195,11 @@ proptest! {
         let symlinks = if follow { Symlinks::Follow } else { Symlinks::Skip };
         let limits = if tight { Limits { max_depth: 3, max_dirs: 7, max_entries: 14 } } else { Limits::default() };
         let builder = Catalog::builder().roots(roots.iter().cloned()).symlinks(symlinks).walk_limits(limits);
-        let live = LiveCatalog::new(builder.clone()).unwrap();
+        let live = LiveCatalog::new(builder.clone());
         for (i, edit) in edits.iter().enumerate() {
             let changed = apply(&roots, edit);
-            let reloaded = live.reload_changed(&changed).unwrap();
-            prop_assert_eq!(summary(&reloaded), summary(&builder.build().unwrap()), "after edit {} {:?}", i, edit);
+            let reloaded = live.reload_changed(&changed);
+            prop_assert_eq!(summary(&reloaded), summary(&builder.build()), "after edit {} {:?}", i, edit);
         }
     }
 }
@@ -216,12 +216,12 @@ fn two_skills() -> (Tree, CatalogBuilder) {
 #[test]
 fn what_was_not_reported_is_not_read_again() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("a", "a", "second a", "").skill("b", "b", "second b", "");
-    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]);
     assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
     assert_eq!(catalog.get("b").unwrap().description(), Some("first b"), "b was read again");
-    let catalog = live.reload().unwrap();
+    let catalog = live.reload();
     assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
 }
 
@@ -230,11 +230,11 @@ fn what_was_not_reported_is_not_read_again() {
 #[test]
 fn changes_no_walk_sees_read_nothing() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("b", "b", "second b", "").file("a/.git/SKILL.md", "---\nname: hidden\n---\n");
     tree.file("a/notes.md", "notes");
     let changed = [tree.path("a/.git/SKILL.md"), tree.path("a/notes.md"), PathBuf::from("/elsewhere/b/SKILL.md")];
-    let catalog = live.reload_changed(&changed).unwrap();
+    let catalog = live.reload_changed(&changed);
     assert_eq!(catalog.get("b").unwrap().description(), Some("first b"));
     assert!(catalog.get("hidden").is_none());
 }
@@ -246,10 +246,10 @@ fn changes_under_the_resolved_root_count() {
     let (tree, _) = two_skills();
     let outside = Tree::new();
     outside.symlink(tree.root(), "via-link");
-    let live = LiveCatalog::new(Catalog::builder().root(outside.path("via-link"))).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().root(outside.path("via-link")));
     tree.skill("a", "a", "second a", "");
     let resolved = std::fs::canonicalize(tree.path("a/SKILL.md")).unwrap();
-    let catalog = live.reload_changed(&[resolved]).unwrap();
+    let catalog = live.reload_changed(&[resolved]);
     assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
 }
 
@@ -257,20 +257,20 @@ fn changes_under_the_resolved_root_count() {
 #[test]
 fn the_root_itself_or_a_link_walks_the_root_whole() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("b", "b", "second b", "");
-    let catalog = live.reload_changed(&[tree.root().to_path_buf()]).unwrap();
+    let catalog = live.reload_changed(&[tree.root().to_path_buf()]);
     assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
 
     let elsewhere = Tree::new();
     elsewhere.skill("far", "far", "first far", "");
     tree.symlink(elsewhere.path("far"), "far-link");
-    let catalog = live.reload_changed(&[tree.path("far-link")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("far-link")]);
     assert_eq!(catalog.get("far").unwrap().description(), Some("first far"));
     // The walk met a link: from now on a change anywhere walks the root whole.
     elsewhere.skill("far", "far", "second far", "");
     tree.skill("b", "b", "third b", "");
-    let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]);
     assert_eq!(catalog.get("far").unwrap().description(), Some("second far"));
 }
 
@@ -295,12 +295,12 @@ fn a_root_made_again_is_walked_whole() {
     let tree = Tree::new();
     let root = skills_in(&tree, "skills", &["a", "b"]);
     let builder = Catalog::builder().root(&root);
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     std::fs::rename(&root, tree.path("skills.old")).unwrap();
     skills_in(&tree, "skills", &["c"]);
-    let catalog = live.reload_changed(&[root.join("c/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[root.join("c/SKILL.md")]);
     assert_eq!(names(&catalog), ["c"]);
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(summary(&catalog), summary(&builder.build()));
 }
 
 /// A root that is a link swapped to another release (`ln -sfn release2
@@ -314,14 +314,14 @@ fn a_root_link_swapped_to_another_release_is_walked_whole() {
     skills_in(&tree, "release2", &["new-only", "one"]);
     tree.symlink("release1", "current");
     let builder = Catalog::builder().root(tree.path("current"));
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     assert_eq!(live.snapshot().get("one").unwrap().body().unwrap(), "one from release1\n");
 
     tree.symlink("release2", "current.tmp");
     std::fs::rename(tree.path("current.tmp"), tree.path("current")).unwrap();
-    let catalog = live.reload_changed(&[tree.path("current/new-only/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("current/new-only/SKILL.md")]);
     assert_eq!(names(&catalog), ["new-only", "one"]);
     let one = catalog.get("one").unwrap();
     assert_eq!((one.description(), one.body().unwrap()), (Some("one in release2"), "one from release2\n"));
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(summary(&catalog), summary(&builder.build()));
 }

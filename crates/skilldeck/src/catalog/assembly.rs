@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use skilldeck_walk::{Limits, Symlinks};
 
 use super::walks::{RootIdentity, RootWalk};
-use super::{BuildError, Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
+use super::{Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
 use crate::source::confine::Confinement;
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
@@ -23,13 +23,7 @@ impl CatalogBuilder {
     /// allow (see [`LiveCatalog::reload_changed`](crate::LiveCatalog::reload_changed)),
     /// and a store that fails gives `current`'s store skills. With `keep`,
     /// the catalog keeps its walks and store skills for the next such build.
-    pub(crate) fn assemble(
-        &self,
-        current: Option<&Catalog>,
-        changed: Option<&[PathBuf]>,
-        keep: bool,
-    ) -> Result<Catalog, BuildError> {
-        let sample_limit = SampleLimit::from_config(self.sample_limit)?;
+    pub(crate) fn assemble(&self, current: Option<&Catalog>, changed: Option<&[PathBuf]>, keep: bool) -> Catalog {
         let mut assembly = Assembly::default();
         // Absent roots are warned about first, as toolnexus does.
         let mut roots = Vec::with_capacity(self.roots.len());
@@ -71,7 +65,7 @@ impl CatalogBuilder {
             let read = self.collect_store(store.as_ref(), last_good, &mut assembly);
             assembly.store = read.filter(|_| keep);
         }
-        Ok(assembly.finish(self.filter.clone(), sample_limit, self.symlinks, self.limits))
+        assembly.finish(self.filter.clone(), self.sample_limit, self.symlinks, self.limits)
     }
 
     /// Offers the store's skills: read now, or, when the store fails, the

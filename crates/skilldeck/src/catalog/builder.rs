@@ -100,11 +100,12 @@ impl SampleLimit {
     /// The cap used by [`SampleLimit::Default`].
     pub const DEFAULT_CAP: usize = 10;
 
-    /// The limit from its configured number: `0`, `n > 0` or `-1`.
+    /// The limit from its configured number (toolnexus's `sampleLimit`):
+    /// `0`, `n > 0` or `-1`.
     ///
     /// # Errors
     ///
-    /// Any other negative number.
+    /// Any other negative number: [`InvalidSampleLimit`].
     ///
     /// ```
     /// use skilldeck::SampleLimit;
@@ -114,12 +115,12 @@ impl SampleLimit {
     /// assert_eq!(SampleLimit::from_config(-1), Ok(SampleLimit::Off));
     /// assert!(SampleLimit::from_config(-2).is_err());
     /// ```
-    pub fn from_config(n: i64) -> Result<SampleLimit, BuildError> {
+    pub fn from_config(n: i64) -> Result<SampleLimit, InvalidSampleLimit> {
         match n {
             0 => Ok(SampleLimit::Default),
             -1 => Ok(SampleLimit::Off),
             n if n > 0 => Ok(SampleLimit::Max(usize::try_from(n).unwrap_or(usize::MAX))),
-            n => Err(BuildError::SampleLimit(n)),
+            n => Err(InvalidSampleLimit(n)),
         }
     }
 
@@ -133,14 +134,10 @@ impl SampleLimit {
     }
 }
 
-/// A catalog configuration that cannot be built.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// A sample limit below `-1`.
-    #[error("invalid sample limit {0}: use 0 (ten files), a positive cap, or -1 (no file list)")]
-    SampleLimit(i64),
-}
+/// A configured sample limit below `-1` (see [`SampleLimit::from_config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid sample limit {0}: use 0 (ten files), a positive cap, or -1 (no file list)")]
+pub struct InvalidSampleLimit(pub i64);
 
 /// The error a [`Provider`] returns.
 pub type ProviderError = Box<dyn std::error::Error + Send + Sync>;
@@ -156,7 +153,7 @@ pub struct CatalogBuilder {
     pub(super) skills: Vec<SkillDef>,
     pub(super) provider: Option<Provider>,
     pub(super) filter: Filter,
-    pub(super) sample_limit: i64,
+    pub(super) sample_limit: SampleLimit,
     pub(super) symlinks: Symlinks,
     pub(super) mode: FrontmatterMode,
     pub(super) limits: Limits,
@@ -232,9 +229,20 @@ impl CatalogBuilder {
         self
     }
 
-    /// Sets the sample limit as configured: `0` (ten files), `n > 0`, or `-1`
-    /// (no list); anything else fails the build. Default: `0`.
-    pub fn sample_limit(mut self, limit: i64) -> Self {
+    /// Sets how many sibling files the `skill` tool lists. Default:
+    /// [`SampleLimit::Default`] (ten). A number as toolnexus configures it
+    /// goes through [`SampleLimit::from_config`] first, where a bad one is
+    /// an error: the build itself can no longer fail.
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, SampleLimit};
+    ///
+    /// let catalog = Catalog::builder().sample_limit(SampleLimit::Max(3)).build();
+    /// assert_eq!(catalog.sample_limit(), SampleLimit::Max(3));
+    /// assert_eq!(Catalog::builder().sample_limit(SampleLimit::from_config(-1)?).build().sample_limit(), SampleLimit::Off);
+    /// # Ok::<(), skilldeck::InvalidSampleLimit>(())
+    /// ```
+    pub fn sample_limit(mut self, limit: SampleLimit) -> Self {
         self.sample_limit = limit;
         self
     }
@@ -272,13 +280,12 @@ impl CatalogBuilder {
         self
     }
 
-    /// Collects every source, in order, into a catalog. Problems with single
-    /// skills are skips and warnings on the catalog, never an error.
-    ///
-    /// # Errors
-    ///
-    /// Only a configuration that makes no sense: a sample limit below `-1`.
-    pub fn build(&self) -> Result<Catalog, BuildError> {
+    /// Collects every source, in order, into a catalog. It cannot fail:
+    /// problems with single skills are [`Skip`](crate::Skip)s, and a source
+    /// that cannot be read (a missing root, a failing provider or store) is
+    /// a [`Warning`](crate::Warning), both on the catalog. Every setting is
+    /// typed, so no configuration is left to refuse at build time.
+    pub fn build(&self) -> Catalog {
         self.assemble(None, None, false)
     }
 }

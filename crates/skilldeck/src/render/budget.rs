@@ -61,7 +61,7 @@ use crate::render::{self, Layout};
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("alpha").description("Turns a long list of requirements into a plan."))
 ///     .skill(SkillDef::new("beta").description("Short."))
-///     .build()?;
+///     .build();
 /// let budget: Budget = "212c".parse()?;
 /// let fitted = budget.toolnexus(&catalog);
 /// assert!(fitted.text.ends_with("- **alpha**: Turns a long…\n- **beta**: Short."));
@@ -317,12 +317,11 @@ impl Budget {
     /// ```
     /// use skilldeck::{AgentProfile, Budget, Catalog, SkillDef};
     ///
-    /// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio do dia")).build()?;
+    /// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio do dia")).build();
     /// let profile = AgentProfile::new("loja");
     /// let view = catalog.view(&profile);
     /// let fitted = Budget::chars(10).insika(&view.lazy());
     /// assert_eq!((fitted.text.as_str(), fitted.report.omitted.as_slice()), ("", &["cardapio"][..]));
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn insika<'c>(&self, skills: &[&'c Skill]) -> Fitted<'c> {
         Fitter::new(*self, Layout::Insika, skills).fit()
@@ -363,7 +362,7 @@ impl Budget {
     /// let catalog = Catalog::builder()
     ///     .skill(SkillDef::new("alpha").description("First."))
     ///     .skill(SkillDef::new("beta").description("Second."))
-    ///     .build()?;
+    ///     .build();
     /// // Too small for the list: the line alone, counting both.
     /// let fitted = Budget::chars(150).closed("find_skills", |b| b.toolnexus(&catalog));
     /// assert_eq!(
@@ -374,7 +373,6 @@ impl Budget {
     /// // Room for everything: the renderer's text, not closed.
     /// let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
     /// assert_eq!(roomy.text, render::toolnexus(&catalog));
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn closed<'c>(&self, search_tool: &str, fit: impl Fn(Budget) -> Fitted<'c>) -> Fitted<'c> {
         let whole = fit(*self);
