@@ -202,7 +202,7 @@ impl Catalog {
     /// `skill` tool's sampling does), sorted by relative path in code-point
     /// order. Nested `SKILL.md` files are included; entries that are not
     /// regular files are reported with `regular: false`, and a walk cut short
-    /// says so in [`Walk::limit_hit`](skilldeck_walk::Walk::limit_hit). A host
+    /// says so in [`Walk::limit_hit`](crate::Walk::limit_hit). A host
     /// that publishes a skill's files (an MCP server) lists them with this.
     ///
     /// # Example
@@ -219,12 +219,12 @@ impl Catalog {
     /// std::fs::write(skill.join(".git/HEAD"), "ref: x\n")?;
     /// std::fs::write(skill.join("LICENSE"), "MIT\n")?;
     /// let catalog = Catalog::builder().root(dir.path()).build();
-    /// let walk = catalog.skill_files(catalog.get("hello").unwrap().dir().unwrap());
+    /// let walk: skilldeck::Walk = catalog.skill_files(catalog.get("hello").unwrap().dir().unwrap());
     /// let files: Vec<String> = walk.files.iter().map(|f| f.rel_path()).collect();
     /// assert_eq!(files, ["LICENSE", "SKILL.md", "scripts/hi.sh"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn skill_files(&self, dir: &Path) -> skilldeck_walk::Walk {
+    pub fn skill_files(&self, dir: &Path) -> crate::Walk {
         let mut walk = self.walker(dir).files(|_| true);
         walk.files.sort_by(|a, b| a.rel_bytes().cmp(b.rel_bytes()));
         walk

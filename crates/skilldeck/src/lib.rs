@@ -62,7 +62,10 @@ pub use render::budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing
 
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};
-pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
+// The walker's types appear in the engine's own signatures (`walk_limits`,
+// `Warning::WalkLimit`, `Catalog::skill_files`): re-exported under their own
+// names, so a user needs no dependency on `skilldeck-walk`.
+pub use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walk};
 pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
 pub use source::convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
 pub use source::frontmatter::{Frontmatter, FrontmatterMode};

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use skilldeck::{
-    AgentProfile, Catalog, CatalogBuilder, FrontmatterMode, InvalidSampleLimit, LimitHit, LoadSkillTool, Origin,
-    SampleLimit, SkillDef, SkillTool, Skip, SkipReason, WalkLimits, Warning,
+    AgentProfile, Catalog, CatalogBuilder, FrontmatterMode, InvalidSampleLimit, LimitHit, Limits, LoadSkillTool,
+    Origin, SampleLimit, SkillDef, SkillTool, Skip, SkipReason, Warning,
 };
 
 use skilldeck::store::{MemoryStore, SkillStore};
@@ -933,7 +933,7 @@ fn a_companion_that_cannot_be_read_is_left_out_everywhere() {
 fn a_walk_limit_is_a_warning_and_shallower_skills_still_load() {
     let tree = tree();
     tree.skill("a/b/c/deep", "deep", "Too deep.", "x");
-    let limits = WalkLimits { max_depth: 2, ..WalkLimits::default() };
+    let limits = Limits { max_depth: 2, ..Limits::default() };
 
     let catalog = build(builder(&tree).walk_limits(limits));
     assert_eq!(names(&catalog), ["good"]);
@@ -969,11 +969,11 @@ fn a_chain_of_200_dirs_stops_at_the_default_depth() {
 fn the_dirs_and_entries_limits_are_warnings() {
     let tree = tree();
     tree.skill("z", "z", "Last.", "x");
-    let dirs = build(builder(&tree).walk_limits(WalkLimits { max_dirs: 2, ..WalkLimits::default() }));
+    let dirs = build(builder(&tree).walk_limits(Limits { max_dirs: 2, ..Limits::default() }));
     assert_eq!(names(&dirs), ["good"]);
     assert_eq!(dirs.warnings(), [Warning::WalkLimit { root: tree.root().to_path_buf(), limit: LimitHit::Dirs(2) }]);
 
-    let entries = build(builder(&tree).walk_limits(WalkLimits { max_entries: 3, ..WalkLimits::default() }));
+    let entries = build(builder(&tree).walk_limits(Limits { max_entries: 3, ..Limits::default() }));
     // Root: good (1), z (2); good: SKILL.md (3), scripts (4): stop.
     assert_eq!(names(&entries), ["good"]);
     assert_eq!(

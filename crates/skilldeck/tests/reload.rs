@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use skilldeck::{Catalog, CatalogBuilder, LiveCatalog, Symlinks, WalkLimits as Limits};
+use skilldeck::{Catalog, CatalogBuilder, Limits, LiveCatalog, Symlinks};
 
 use crate::util::Tree;
 
