@@ -268,21 +268,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     doctor::Doctor { catalog: Some(&catalog), store, agents }.check()
                 }
                 // Without the agents neither check is whole: each reports the store, as a sweep of it does.
-                Err(error) => {
-                    [doctor::SKILL_EAGER, doctor::SKILL_DRIFT].map(|c| doctor::Finding::crashed(c, &error)).into()
-                }
+                Err(error) => doctor::Check::ALL.map(|c| doctor::Finding::crashed(c, &error)).into(),
             };
             if json {
                 let rows: Vec<Value> = findings
                     .iter()
-                    .map(|f| json!({"check": f.check, "severity": f.severity.as_str(), "message": f.message}))
+                    .map(|f| json!({"check": f.check.as_str(), "severity": f.status.as_str(), "message": f.message}))
                     .collect();
                 print_json(&json!(rows))?;
             } else {
                 print(&findings.iter().map(|f| format!("{}\n", escape_control(&f.to_string()))).collect::<String>())?;
             }
-            let failed =
-                findings.iter().any(|f| matches!(f.severity, doctor::Severity::Warn | doctor::Severity::Error));
+            let failed = findings.iter().any(|f| matches!(f.status, doctor::Status::Warn | doctor::Status::Error));
             Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
         command => {

@@ -58,7 +58,7 @@ pub use catalog::{
 };
 #[cfg(feature = "tokens")]
 pub use render::budget::Encoding;
-pub use render::budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
+pub use render::budget::{Budget, BudgetReport, Fitted, ParseBudgetError, Unit, closing_line};
 
 pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};

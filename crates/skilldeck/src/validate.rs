@@ -5,7 +5,7 @@
 //! [`Validator::validate`] takes a skill directory, a `SKILL.md`, or a root
 //! holding many skills (walked as the catalog walks a root: `.git` and
 //! `node_modules` are never entered, links are followed once, the walk
-//! limits apply) and returns one [`Report`] per skill, each a list of
+//! limits apply) and returns one [`Validation`] per skill, each a list of
 //! [`Diagnostic`]s. [`read_properties`] is `skills-ref read-properties`.
 //!
 //! # Severity
@@ -313,9 +313,24 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// A diagnostic is what went wrong with a skill: it can be returned, boxed
+/// or chained as an error (its `Display` is the one-line form above).
+///
+/// ```
+/// use skilldeck::validate::Validator;
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("SKILL.md"), "no frontmatter\n")?;
+/// let first = Validator::new().validate(dir.path()).remove(0).diagnostics.remove(0);
+/// let error: Box<dyn std::error::Error + Send + Sync> = Box::new(first);
+/// assert!(error.to_string().ends_with("SKILL.md: error: SKILL.md must start with YAML frontmatter (---)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::error::Error for Diagnostic {}
+
 /// The findings about one skill (or about a path that holds none).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
+pub struct Validation {
     /// The skill directory, as given or walked.
     pub dir: PathBuf,
     /// The `SKILL.md` checked; `None` when none was found (or for a root's
@@ -326,7 +341,7 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl Report {
+impl Validation {
     /// No [`Severity::Error`] among the diagnostics.
     pub fn is_valid(&self) -> bool {
         self.errors().next().is_none()
@@ -423,10 +438,10 @@ impl Validator {
     /// a `SKILL.md` file, or a root whose skills are found as the catalog
     /// finds them (depth, then code-point order). One report per skill; a path
     /// that is none of these gives one report with an error.
-    pub fn validate(&self, path: impl AsRef<Path>) -> Vec<Report> {
+    pub fn validate(&self, path: impl AsRef<Path>) -> Vec<Validation> {
         let path = path.as_ref();
         let report = |check, message: String| {
-            vec![Report {
+            vec![Validation {
                 dir: path.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(check, message, path, None)],
@@ -465,7 +480,7 @@ impl Validator {
     }
 
     /// Every `SKILL.md` below `root` (a directory without one of its own).
-    fn validate_root(&self, root: &Path) -> Vec<Report> {
+    fn validate_root(&self, root: &Path) -> Vec<Validation> {
         let walker = walker(root, self.symlinks, self.limits);
         let mut walk = walker.files(|name| name.to_string_lossy().eq_ignore_ascii_case(SKILL_MD));
         walk.files.sort_by(candidate_order);
@@ -488,7 +503,7 @@ impl Validator {
             self.check_file(&dir, &file.path, Some(file.regular))
         });
         if reports.is_empty() {
-            reports.push(Report {
+            reports.push(Validation {
                 dir: root.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(
@@ -502,7 +517,7 @@ impl Validator {
         if let Some(limit) = walk.limit_hit {
             let message =
                 format!("walk of {} stopped at the {limit}; skills below it were not checked", root.display());
-            reports.push(Report {
+            reports.push(Validation {
                 dir: root.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(Check::WalkLimit, message, root, None)],
@@ -512,7 +527,7 @@ impl Validator {
     }
 
     /// Reads and checks one skill's file.
-    fn check_file(&self, dir: &Path, skill_md: &Path, regular: Option<bool>) -> Report {
+    fn check_file(&self, dir: &Path, skill_md: &Path, regular: Option<bool>) -> Validation {
         let mut diagnostics = Vec::new();
         let file_name = skill_md.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if file_name != SKILL_MD {
@@ -526,7 +541,7 @@ impl Validator {
             }
             Err(message) => diagnostics.push(self.diagnostic(Check::Unreadable, message, skill_md, None)),
         }
-        Report { dir: dir.to_path_buf(), skill_md: Some(skill_md.to_path_buf()), diagnostics }
+        Validation { dir: dir.to_path_buf(), skill_md: Some(skill_md.to_path_buf()), diagnostics }
     }
 
     fn diagnostic(&self, check: Check, message: String, path: &Path, position: Option<(u64, u64)>) -> Diagnostic {

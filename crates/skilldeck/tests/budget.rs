@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use skilldeck::render::{INSIKA_INSTRUCTION, TOOLNEXUS_EMPTY, TOOLNEXUS_PREAMBLE};
-use skilldeck::{Budget, Catalog, Fitted, Report, Skill, SkillDef, render};
+use skilldeck::{Budget, BudgetReport, Catalog, Fitted, Skill, SkillDef, render};
 
 use crate::util::Tree;
 
@@ -363,7 +363,7 @@ fn check_accounts(
     budget: Budget,
     catalog: &Catalog,
     text: &str,
-    report: &Report<'_>,
+    report: &BudgetReport<'_>,
 ) -> Result<usize, TestCaseError> {
     prop_assert_eq!(report.used, budget.measure(text));
     prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);

@@ -1,5 +1,5 @@
 //! Budgets for the level-1 catalogs: the texts of [`render`](crate::render)
-//! cut to fit a number of characters or tokens, with a [`Report`] of what was
+//! cut to fit a number of characters or tokens, with a [`BudgetReport`] of what was
 //! cut. The rules are documented on [`Budget`].
 
 use std::borrow::Cow;
@@ -15,7 +15,7 @@ use crate::render::{self, Layout};
 /// A size limit for a level-1 catalog: at most `limit` characters or tokens.
 /// [`Budget::toolnexus`], [`Budget::agentskills`] and [`Budget::insika`]
 /// return the text of the [`render`](crate::render) function of the same name,
-/// cut to fit, with a [`Report`] of what was cut. A text that fits is returned
+/// cut to fit, with a [`BudgetReport`] of what was cut. A text that fits is returned
 /// byte for byte.
 ///
 /// A budget parses from and displays as `8000c` (characters) or `2000t`
@@ -141,14 +141,14 @@ pub struct Fitted<'c> {
     /// when nothing had to be cut.
     pub text: String,
     /// What was shown whole, shortened or left out.
-    pub report: Report<'c>,
+    pub report: BudgetReport<'c>,
 }
 
 /// What a budget did to a level-1 text. Every skill the renderer would list
 /// is in exactly one of `full`, `shortened` and `omitted`, each in the
 /// renderer's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report<'c> {
+pub struct BudgetReport<'c> {
     /// The budget applied.
     pub budget: Budget,
     /// The text's size in the budget's unit, measured on the text itself.
@@ -231,7 +231,7 @@ impl fmt::Display for Budget {
     }
 }
 
-impl fmt::Display for Report<'_> {
+impl fmt::Display for BudgetReport<'_> {
     /// Four lines: the budget and its use, then the full, shortened and
     /// omitted skills, each line with a count and the names (see [`Budget`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -690,7 +690,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
                 text.clear();
             }
         }
-        let mut report = Report {
+        let mut report = BudgetReport {
             budget: self.budget,
             used: used.unwrap_or(0),
             share: None,
