@@ -82,8 +82,11 @@ pub struct Budget {
     pub unit: Unit,
 }
 
-/// What a [`Budget`] counts.
+/// What a [`Budget`] counts. Non-exhaustive: [`Unit::Tokens`] exists only
+/// with the `tokens` feature, and a feature must never change whether a
+/// caller's `match` compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Unit {
     /// Unicode scalar values (Rust `char`s): not bytes, not UTF-16 units, not
     /// grapheme clusters.
