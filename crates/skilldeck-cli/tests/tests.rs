@@ -255,10 +255,7 @@ impl Deck {
     /// A deck whose store is a new schema on `SKILLDECK_TEST_POSTGRES`;
     /// `None`, said on stderr, when no server is given.
     fn postgres() -> Option<Deck> {
-        let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else {
-            eprintln!("skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests");
-            return None;
-        };
+        let url = postgres_url()?;
         static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let schema =
             format!("cli_{}_{}", std::process::id(), SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
@@ -521,3 +518,23 @@ fn list_shadowed_and_load_at_reach_the_skill_that_lost() {
 
 // prompt --budget and --report: the cut text on stdout, the report on stderr.
 mod budget;
+
+/// The PostgreSQL server of the PostgreSQL variants: `None` when
+/// `SKILLDECK_TEST_POSTGRES` is unset, said once on stderr (written past the
+/// test harness's capture, so a local run shows it). Under CI (`CI` set) an
+/// unset server fails the test instead: the PostgreSQL variants must never
+/// pass there without running.
+fn postgres_url() -> Option<String> {
+    if let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") {
+        return Some(url);
+    }
+    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+    assert!(!ci, "CI is set but SKILLDECK_TEST_POSTGRES is not: the PostgreSQL tests must run in CI");
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write;
+        let note = "skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests";
+        let _ = writeln!(std::io::stderr(), "{note}");
+    });
+    None
+}
