@@ -82,3 +82,12 @@ pub fn open(location: &str) -> Result<Box<dyn SkillStore>, StoreError> {
     }
     Ok(Box::new(SqliteStore::open(location)?))
 }
+
+// A store is shared by every thread of a host (`Arc<dyn SkillStore>` needs
+// both): a change that made a backend lose `Send` or `Sync` must fail here.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<SqliteStore>();
+    #[cfg(feature = "postgres")]
+    send_sync::<PostgresStore>();
+};

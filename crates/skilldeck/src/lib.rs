@@ -72,3 +72,16 @@ pub use source::frontmatter::{Frontmatter, FrontmatterMode};
 pub use source::read::DEFAULT_MAX_FRONTMATTER;
 pub use text::escape_control;
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};
+
+// Hosts share these across threads (a server's request handlers, a Studio's
+// pages, a reload thread): a change that made one of them lose `Send` or
+// `Sync` must fail this crate's build, not a user's.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Catalog>();
+    send_sync::<CatalogBuilder>();
+    send_sync::<LiveCatalog>();
+    send_sync::<Skill>();
+    send_sync::<store::MemoryStore>();
+    send_sync::<std::sync::Arc<dyn store::SkillStore>>();
+};
