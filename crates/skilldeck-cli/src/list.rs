@@ -43,6 +43,10 @@ pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Valu
             if let Some(detail) = &skip.detail {
                 entry["detail"] = json!(detail);
             }
+            if let Some((line, column)) = skip.position {
+                entry["line"] = json!(line);
+                entry["column"] = json!(column);
+            }
             entry
         })
         .collect();
@@ -98,7 +102,10 @@ pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Str
         out.push_str("\nskipped:\n");
         for skip in catalog.skips() {
             let detail = skip.detail.as_deref().map(|d| format!(" ({})", escape_control(d))).unwrap_or_default();
-            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), escape_control(&skip.location)));
+            // `path:line:column`, the form editors and validate's diagnostics use.
+            let at = skip.position.map(|(line, column)| format!(":{line}:{column}")).unwrap_or_default();
+            let location = escape_control(&skip.location);
+            out.push_str(&format!("  {:<22} {location}{at}{detail}\n", skip.reason.as_str()));
         }
     }
     if !catalog.filter_unmatched().is_empty() {

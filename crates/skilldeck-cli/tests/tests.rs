@@ -124,6 +124,27 @@ fn list_json_has_the_documented_shape() {
 }
 
 #[test]
+fn a_skip_with_a_yaml_position_shows_its_line_and_column() {
+    let tree = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tree.path().join("bad")).expect("mkdir");
+    std::fs::write(tree.path().join("bad/SKILL.md"), "---\nname: [unclosed\n---\nbody\n").expect("write");
+    let root = tree.path().to_str().expect("utf-8");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&skilldeck(&["list", "--json", "--root", root]))).expect("json");
+    let detail = "unclosed bracket '[' at line 2, column 7";
+    let skipped = serde_json::json!([{
+        "location": format!("{root}/bad/SKILL.md"), "reason": "malformed-frontmatter",
+        "detail": detail, "line": 2, "column": 7,
+    }]);
+    assert_eq!(json["skipped"], skipped);
+    let table = stdout(&skilldeck(&["list", "--root", root]));
+    assert!(
+        table.ends_with(&format!("\nskipped:\n  malformed-frontmatter  {root}/bad/SKILL.md:2:7 ({detail})\n")),
+        "{table}"
+    );
+}
+
+#[test]
 fn schema_prints_each_vendor_shape() {
     for (format, key) in
         [("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"), ("mcp", "inputSchema")]

@@ -169,7 +169,7 @@ pub(super) fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
     let supplied_base = def.base.as_deref().filter(|b| !b.is_empty());
     let Some(name) = def.name.as_deref().filter(|n| !n.is_empty()) else {
         let location = supplied_base.unwrap_or("skill://").to_owned();
-        return Err(Skip { location, reason: SkipReason::MissingName, detail: None });
+        return Err(Skip { location, reason: SkipReason::MissingName, detail: None, position: None });
     };
     let base = supplied_base.map_or_else(|| format!("skill://{name}/"), str::to_owned);
     Ok(Skill::from(SkillData {
@@ -225,7 +225,12 @@ impl Assembly {
         match self.index.get(skill.name()) {
             Some(&winner) => {
                 let (name, location) = (skill.name().to_owned(), skill.location().to_owned());
-                self.skips.push(Skip { location: location.clone(), reason: SkipReason::DuplicateName, detail: None });
+                self.skips.push(Skip {
+                    location: location.clone(),
+                    reason: SkipReason::DuplicateName,
+                    detail: None,
+                    position: None,
+                });
                 self.shadow(skill, source.clone(), winner);
                 self.warn(Warning::DuplicateName { name, location });
             }

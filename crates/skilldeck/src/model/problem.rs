@@ -10,7 +10,24 @@ use std::path::PathBuf;
 use skilldeck_walk::LimitHit;
 
 /// A candidate that did not become a skill, and why.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::{Catalog, SkipReason};
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("bad"))?;
+/// std::fs::write(dir.path().join("bad/SKILL.md"), "---\nname: [unclosed\n---\n")?;
+/// let catalog = Catalog::builder().root(dir.path()).build();
+/// let skip = &catalog.skips()[0];
+/// assert_eq!(skip.reason, SkipReason::MalformedFrontmatter);
+/// assert_eq!(skip.position, Some((2, 7)));
+/// assert_eq!(skip.detail.as_deref(), Some("unclosed bracket '[' at line 2, column 7"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Skip {
     /// The `SKILL.md` path, or a data skill's base (`skill://` without one).
     pub location: String,
@@ -18,6 +35,9 @@ pub struct Skip {
     pub reason: SkipReason,
     /// What exactly was wrong, when there is more to say than the reason.
     pub detail: Option<String>,
+    /// The 1-based line and column in the `SKILL.md` of the YAML problem
+    /// that made the skip, when YAML knew where it was.
+    pub position: Option<(u64, u64)>,
 }
 
 /// Why a candidate was skipped.

@@ -41,7 +41,7 @@ pub(crate) type Outcome = Result<(Skill, Option<YamlProblem>), Skip>;
 pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
     let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
-    let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail) });
+    let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail), position: None });
     if !found.file().regular {
         return skip(location, SkipReason::Unreadable, "not a regular file".into());
     }
@@ -80,7 +80,8 @@ pub(crate) fn parse(
     max_frontmatter: usize,
     mode: FrontmatterMode,
 ) -> Outcome {
-    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    let skip =
+        |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail), position: None };
     let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
     let Fences::Closed { yaml_start, yaml_end, body_start } = frontmatter::fences(text) else {
         return Err(skip(SkipReason::MissingName, "no frontmatter".into()));
@@ -95,11 +96,13 @@ pub(crate) fn parse(
     let head = match frontmatter::parse(yaml, 2, mode) {
         Ok(head) => head,
         Err(HeadError::Malformed(problem)) => {
-            return Err(skip(SkipReason::MalformedFrontmatter, problem.to_string()));
+            let position = problem.position;
+            return Err(Skip { position, ..skip(SkipReason::MalformedFrontmatter, problem.to_string()) });
         }
         Err(HeadError::MissingName(problem)) => {
+            let position = problem.as_ref().and_then(|p| p.position);
             let detail = problem.map_or_else(|| "no `name` in the frontmatter".into(), |p| p.to_string());
-            return Err(skip(SkipReason::MissingName, detail));
+            return Err(Skip { position, ..skip(SkipReason::MissingName, detail) });
         }
     };
     let body = OnceLock::new();
