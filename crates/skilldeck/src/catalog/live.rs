@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use arc_swap::ArcSwap;
 
 use super::{Catalog, CatalogBuilder};
+use crate::store::SkillStore;
 
 /// The current [`Catalog`] of a set of sources, rebuilt on demand.
 ///
@@ -90,6 +91,13 @@ impl LiveCatalog {
     /// ```
     pub fn reload_changed(&self, changed: &[PathBuf]) -> Catalog {
         self.rebuild(Some(changed))
+    }
+
+    /// The store this catalog's builder reads, if it was given one: the
+    /// store [`write_skill`](LiveCatalog::write_skill) writes to, so a write
+    /// and the reload after it can never be about two different stores.
+    pub fn store(&self) -> Option<Arc<dyn SkillStore>> {
+        self.builder.lock().unwrap_or_else(PoisonError::into_inner).store.clone()
     }
 
     /// The roots walked now, as given to the builder or to
