@@ -158,7 +158,7 @@ impl Finding {
     /// use skilldeck::doctor::{Check, Finding};
     /// use skilldeck::store::StoreError;
     ///
-    /// let error = StoreError::Backend { location: "skills.db".into(), message: "disk I/O error".into() };
+    /// let error = StoreError::backend("skills.db", "disk I/O error");
     /// let finding = Finding::crashed(Check::SkillDrift, &error);
     /// assert_eq!(finding.to_string(), "✗ [skill-drift] check crashed: skill store skills.db: disk I/O error");
     /// ```

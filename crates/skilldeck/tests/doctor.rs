@@ -399,7 +399,7 @@ struct Broken {
 
 impl Broken {
     fn error() -> StoreError {
-        StoreError::Backend { location: "/srv/skills.db".into(), message: "database disk image is malformed".into() }
+        StoreError::backend("/srv/skills.db", "database disk image is malformed")
     }
 }
 

@@ -227,7 +227,7 @@ impl SkillStore for Broken {
 }
 
 fn lost() -> StoreError {
-    StoreError::Backend { location: "db.example:5432".into(), message: "connection lost".into() }
+    StoreError::backend("db.example:5432", "connection lost")
 }
 
 #[test]
