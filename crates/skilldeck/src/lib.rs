@@ -60,7 +60,7 @@ pub use catalog::{
 pub use render::budget::Encoding;
 pub use render::budget::{Budget, BudgetReport, Fitted, ParseBudgetError, Unit, closing_line};
 
-pub use model::{Origin, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
+pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};
 // The walker's types appear in the engine's own signatures (`walk_limits`,
 // `Warning::WalkLimit`, `Catalog::skill_files`): re-exported under their own

@@ -57,7 +57,7 @@ impl CatalogBuilder {
         if let Some(provider) = &self.provider {
             match provider() {
                 Ok(defs) => defs.iter().for_each(|def| assembly.offer(data_skill(def), &Source::Provider)),
-                Err(error) => assembly.warn(Warning::ProviderFailed { message: error.to_string() }),
+                Err(error) => assembly.warn(Warning::ProviderFailed { error: error.into() }),
             }
         }
         if let Some(store) = &self.store {

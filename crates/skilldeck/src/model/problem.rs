@@ -4,8 +4,10 @@
 //! model, not the catalog, so that reading a file never reaches up into the
 //! catalog that collects it.
 
+use std::error::Error;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use skilldeck_walk::LimitHit;
 
@@ -77,6 +79,57 @@ impl fmt::Display for SkipReason {
     }
 }
 
+/// An error a [`Warning`] carries, shared by every clone of the catalog that
+/// holds it. Two are equal when they are the same error or say the same
+/// thing (warnings are compared in tests and by hosts).
+///
+/// ```
+/// use skilldeck::{Catalog, Warning};
+///
+/// #[derive(Debug)]
+/// struct Down;
+/// impl std::fmt::Display for Down {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         f.write_str("the registry is down")
+///     }
+/// }
+/// impl std::error::Error for Down {}
+///
+/// let catalog = Catalog::builder().provider(|| Err(Down.into())).build();
+/// let Warning::ProviderFailed { error } = &catalog.warnings()[0] else { unreachable!() };
+/// assert!(error.get().downcast_ref::<Down>().is_some());
+/// assert_eq!(catalog.warnings()[0].to_string(), "skill provider failed: the registry is down");
+/// ```
+#[derive(Clone, Debug)]
+pub struct SharedError(Arc<dyn Error + Send + Sync>);
+
+impl SharedError {
+    /// The error itself, to inspect or downcast.
+    pub fn get(&self) -> &(dyn Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl From<Box<dyn Error + Send + Sync>> for SharedError {
+    fn from(error: Box<dyn Error + Send + Sync>) -> SharedError {
+        SharedError(Arc::from(error))
+    }
+}
+
+impl PartialEq for SharedError {
+    fn eq(&self, other: &SharedError) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for SharedError {}
+
+impl fmt::Display for SharedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// Something a user should know about a build that did not stop it. The
 /// library never prints these; it returns them (and logs them with `tracing`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,8 +154,8 @@ pub enum Warning {
     },
     /// The provider failed; the other sources still loaded.
     ProviderFailed {
-        /// The provider's error message.
-        message: String,
+        /// The provider's own error, as it returned it.
+        error: SharedError,
     },
     /// YAML refused a frontmatter, and the line-wise fallback rescued it.
     RecoveredFrontmatter {
@@ -155,7 +208,7 @@ impl fmt::Display for Warning {
                 write!(f, "duplicate skill name \"{name}\" ({location}) \u{2014} keeping first")
             }
             Warning::FilterUnmatched { name } => write!(f, "skill filter name \"{name}\" matched no skill"),
-            Warning::ProviderFailed { message } => write!(f, "skill provider failed: {message}"),
+            Warning::ProviderFailed { error } => write!(f, "skill provider failed: {error}"),
             Warning::RecoveredFrontmatter { location, problem } => {
                 write!(f, "recovered-frontmatter: {location}: {problem}; name and description were read line by line")
             }
