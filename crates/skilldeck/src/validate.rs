@@ -539,7 +539,7 @@ impl Validator {
                 let name = dir_name(dir);
                 diagnostics.extend(self.check_bytes(&bytes, truncated, skill_md, Some(&name)));
             }
-            Err(message) => diagnostics.push(self.diagnostic(Check::Unreadable, message, skill_md, None)),
+            Err(error) => diagnostics.push(self.diagnostic(Check::Unreadable, error.to_string(), skill_md, None)),
         }
         Validation { dir: dir.to_path_buf(), skill_md: Some(skill_md.to_path_buf()), diagnostics }
     }
@@ -796,20 +796,29 @@ fn find_skill_md(dir: &Path) -> Option<PathBuf> {
     [SKILL_MD, "skill.md"].iter().map(|name| dir.join(name)).find(|path| path.exists())
 }
 
+/// Why a `SKILL.md` could not be read; its text is the diagnostic's message.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    /// A FIFO, a device, a directory: never opened (a FIFO would block).
+    #[error("not a regular file")]
+    NotRegular,
+    /// The file system refused.
+    #[error("the file cannot be read: {0}")]
+    Io(#[from] io::Error),
+}
+
 /// Reads at most [`MAX_READ`] bytes: `(bytes, cut short)`, or why not. A
 /// file that is not regular (a FIFO would block) is not opened.
-fn read_file(path: &Path, regular: Option<bool>) -> Result<(Vec<u8>, bool), String> {
+fn read_file(path: &Path, regular: Option<bool>) -> Result<(Vec<u8>, bool), ReadError> {
     let regular = match regular {
         Some(regular) => regular,
-        None => std::fs::metadata(path).map_err(|e| format!("the file cannot be read: {e}"))?.is_file(),
+        None => std::fs::metadata(path)?.is_file(),
     };
     if !regular {
-        return Err("not a regular file".into());
+        return Err(ReadError::NotRegular);
     }
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|file| file.take(MAX_READ + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("the file cannot be read: {e}"))?;
+    File::open(path).and_then(|file| file.take(MAX_READ + 1).read_to_end(&mut bytes))?;
     let truncated = bytes.len() as u64 > MAX_READ;
     bytes.truncate(MAX_READ as usize);
     Ok((bytes, truncated))

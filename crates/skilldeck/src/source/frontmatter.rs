@@ -95,6 +95,21 @@ pub(crate) struct Head {
     pub(crate) simple: bool,
 }
 
+/// Whether serde-saphyr's error says the document is not a mapping (a
+/// scalar or a list where the frontmatter's keys should be), as opposed to
+/// YAML it could not read. Read off the error's kind, not its text:
+/// [`serde_saphyr::Error::Unexpected`] expecting a mapping's start or end,
+/// under any snippet or alias wrapper.
+pub(crate) fn is_not_a_mapping(error: &serde_saphyr::Error) -> bool {
+    let mut error = error;
+    while let serde_saphyr::Error::WithSnippet { error: inner, .. }
+    | serde_saphyr::Error::AliasError { error: inner, .. } = error
+    {
+        error = inner;
+    }
+    matches!(error, serde_saphyr::Error::Unexpected { expected, .. } if expected.starts_with("mapping"))
+}
+
 /// Why a frontmatter gives no skill.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum HeadError {
@@ -200,7 +215,7 @@ fn read_yaml(
             let message = yaml_message(&error.to_string());
             // A document that parses but is not a mapping is not a refusal:
             // without a rescued name it is `missing-name`, as in toolnexus.
-            let refused = !message.starts_with("expected mapping");
+            let refused = !is_not_a_mapping(&error);
             let message = if refused { message } else { "the frontmatter is not a mapping".into() };
             (IndexMap::new(), Some(YamlProblem { message, position, refused }))
         }

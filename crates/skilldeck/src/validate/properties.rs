@@ -97,7 +97,7 @@ pub fn read_properties(path: impl AsRef<Path>) -> Result<Properties, Diagnostic>
     };
     let bytes = match read_file(&skill_md, None) {
         Ok((bytes, _)) => bytes,
-        Err(message) => return fail(Check::Unreadable, message, &skill_md, None),
+        Err(error) => return fail(Check::Unreadable, error.to_string(), &skill_md, None),
     };
     let content = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     let parsed = match parse_file(content, DEFAULT_MAX_FRONTMATTER) {
