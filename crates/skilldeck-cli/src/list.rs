@@ -1,19 +1,13 @@
 //! `skilldeck list`: the catalog (or one agent's view of it) and the
 //! shadowing report, as a table or as JSON.
 
-use std::collections::HashSet;
-
 use serde_json::{Value, json};
 use skilldeck::{AgentView, Catalog, Source, escape_control};
 
-/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
+/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`,
+/// as the profile decides it (`AgentProfile::mode`).
 fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
-    let eager: HashSet<&str> = view.eager().into_iter().map(|s| s.name()).collect();
-    move |name| match (view.profile().allows(name), eager.contains(name)) {
-        (false, _) => "not-allowed",
-        (true, true) => "eager",
-        (true, false) => "lazy",
-    }
+    move |name| view.profile().mode(name).as_str()
 }
 
 pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {

@@ -51,7 +51,7 @@ mod text;
 mod tool;
 pub mod validate;
 
-pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Reason};
+pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Mode, Reason};
 pub use catalog::{
     Catalog, CatalogBuilder, Filter, InvalidSampleLimit, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed,
     Source,

@@ -265,7 +265,7 @@ impl CatalogBuilder {
         self
     }
 
-    /// Sets the cap on a frontmatter's bytes. Default: [`DEFAULT_MAX_FRONTMATTER`].
+    /// Sets the cap on a frontmatter's bytes. Default: [`DEFAULT_MAX_FRONTMATTER`](crate::DEFAULT_MAX_FRONTMATTER).
     pub fn max_frontmatter(mut self, bytes: usize) -> Self {
         self.max_frontmatter = Some(bytes);
         self

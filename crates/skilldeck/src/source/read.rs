@@ -1,6 +1,7 @@
-//! Reading a `SKILL.md` from disk: a prefix read of the head (the body comes
-//! along when the file is small, and is read on first use when it is not), then
-//! the frontmatter rules of [`crate::source::frontmatter`].
+//! Reading a `SKILL.md` from disk: a prefix read of the head only (stopping at
+//! the closing fence), then the frontmatter rules of [`crate::source::frontmatter`].
+//! A disk skill's body is never read here: [`body`] reads it when it is first
+//! served, and the skill keeps it (ARCHITECTURE.md, *Bodies*).
 
 use std::cell::RefCell;
 use std::fs::File;
