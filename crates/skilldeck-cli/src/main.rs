@@ -190,7 +190,7 @@ fn main() -> ExitCode {
         // The reader went (`skilldeck prompt | head -1`): nothing is wrong, as with `rg`.
         Err(error) if broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("skilldeck: {}", escape_control(&format!("{error:#}")));
+            eprintln!("skilldeck: {}", escape_control(&error_text(&error)));
             ExitCode::from(2)
         }
     }
@@ -428,6 +428,20 @@ fn parse_filter_entry(entry: &str) -> anyhow::Result<(String, bool)> {
         "false" => Ok((name.to_owned(), false)),
         _ => bail!("expected NAME=true or NAME=false, got {entry:?}"),
     }
+}
+
+/// `error` and its causes, joined by `: ` as anyhow's `{:#}` does, but ending
+/// at a store or authoring error: its text already says, in a person's words,
+/// what the driver's error it keeps as its source says.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut parts = Vec::new();
+    for cause in error.chain() {
+        parts.push(cause.to_string());
+        if cause.is::<skilldeck::store::StoreError>() || cause.is::<skilldeck::authoring::AuthoringError>() {
+            break;
+        }
+    }
+    parts.join(": ")
 }
 
 /// Whether `error` is a write to a pipe whose reader closed it.
