@@ -258,7 +258,7 @@ impl SkillServer {
     /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n").unwrap();
     /// let server = SkillServer::loading(Catalog::builder().root(dir.path()), Options::default());
     /// // Serve it now (`skilldeck_mcp::serve_stdio(server.clone())`); the catalog comes when it is read.
-    /// let catalog = server.loaded().await.unwrap();
+    /// let catalog = server.loaded().await;
     /// assert_eq!(catalog.get("hello").unwrap().description(), Some("Hi."));
     /// # });
     /// ```
