@@ -139,6 +139,9 @@ def fresh_store(kind: str, tmp_path: Any) -> str:
         return str(tmp_path / "store.sqlite")
     url = os.environ.get("SKILLDECK_TEST_POSTGRES")
     if not url:
+        # In CI the PostgreSQL variants must run, never pass as skipped.
+        if os.environ.get("CI"):
+            pytest.fail("CI is set but SKILLDECK_TEST_POSTGRES is not: the PostgreSQL tests must run in CI")
         pytest.skip("set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL store tests")
     schema = f"mcp_{os.getpid()}_{next(SCHEMAS)}"
     subprocess.run(["psql", "-q", url, "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"],

@@ -1,19 +1,13 @@
 //! `skilldeck list`: the catalog (or one agent's view of it) and the
 //! shadowing report, as a table or as JSON.
 
-use std::collections::HashSet;
-
 use serde_json::{Value, json};
 use skilldeck::{AgentView, Catalog, Source, escape_control};
 
-/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`.
+/// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`,
+/// as the profile decides it (`AgentProfile::mode`).
 fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
-    let eager: HashSet<&str> = view.eager().into_iter().map(|s| s.name()).collect();
-    move |name| match (view.profile().allows(name), eager.contains(name)) {
-        (false, _) => "not-allowed",
-        (true, true) => "eager",
-        (true, false) => "lazy",
-    }
+    move |name| view.profile().mode(name).as_str()
 }
 
 pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
@@ -42,6 +36,10 @@ pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Valu
             let mut entry = json!({"location": skip.location, "reason": skip.reason.as_str()});
             if let Some(detail) = &skip.detail {
                 entry["detail"] = json!(detail);
+            }
+            if let Some((line, column)) = skip.position {
+                entry["line"] = json!(line);
+                entry["column"] = json!(column);
             }
             entry
         })
@@ -98,7 +96,10 @@ pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Str
         out.push_str("\nskipped:\n");
         for skip in catalog.skips() {
             let detail = skip.detail.as_deref().map(|d| format!(" ({})", escape_control(d))).unwrap_or_default();
-            out.push_str(&format!("  {:<22} {}{detail}\n", skip.reason.as_str(), escape_control(&skip.location)));
+            // `path:line:column`, the form editors and validate's diagnostics use.
+            let at = skip.position.map(|(line, column)| format!(":{line}:{column}")).unwrap_or_default();
+            let location = escape_control(&skip.location);
+            out.push_str(&format!("  {:<22} {location}{at}{detail}\n", skip.reason.as_str()));
         }
     }
     if !catalog.filter_unmatched().is_empty() {

@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use skilldeck::doctor;
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SkillDef, SkillTool,
-    Symlinks, ToolResult, Warning, escape_control, render,
+    AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SampleLimit, SkillDef,
+    SkillTool, Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
@@ -190,7 +190,7 @@ fn main() -> ExitCode {
         // The reader went (`skilldeck prompt | head -1`): nothing is wrong, as with `rg`.
         Err(error) if broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("skilldeck: {}", escape_control(&format!("{error:#}")));
+            eprintln!("skilldeck: {}", escape_control(&error_text(&error)));
             ExitCode::from(2)
         }
     }
@@ -254,7 +254,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Doctor { json } => {
             // Disk seeds come from the roots alone; the store is swept on its own.
-            let catalog = disk.build()?;
+            let catalog = disk.build();
             if store.is_none() {
                 roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             }
@@ -268,27 +268,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     doctor::Doctor { catalog: Some(&catalog), store, agents }.check()
                 }
                 // Without the agents neither check is whole: each reports the store, as a sweep of it does.
-                Err(error) => {
-                    [doctor::SKILL_EAGER, doctor::SKILL_DRIFT].map(|c| doctor::Finding::crashed(c, &error)).into()
-                }
+                Err(error) => doctor::Check::ALL.map(|c| doctor::Finding::crashed(c, &error)).into(),
             };
             if json {
                 let rows: Vec<Value> = findings
                     .iter()
-                    .map(|f| json!({"check": f.check, "severity": f.severity.as_str(), "message": f.message}))
+                    .map(|f| json!({"check": f.check.as_str(), "severity": f.status.as_str(), "message": f.message}))
                     .collect();
                 print_json(&json!(rows))?;
             } else {
                 print(&findings.iter().map(|f| format!("{}\n", escape_control(&f.to_string()))).collect::<String>())?;
             }
-            let failed =
-                findings.iter().any(|f| matches!(f.severity, doctor::Severity::Warn | doctor::Severity::Error));
+            let failed = findings.iter().any(|f| matches!(f.status, doctor::Status::Warn | doctor::Status::Error));
             Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
         }
         command => {
             // Never dropped: the process ends after this command, and freeing every
             // skill one by one costs more than the rest of a large list.
-            let catalog = std::mem::ManuallyDrop::new(with_store(disk).build()?);
+            let catalog = std::mem::ManuallyDrop::new(with_store(disk).build());
             check_store(&catalog)?;
             // The catalog's warnings, then the conclusion they may explain: no skill at all.
             warn_summary(catalog.warnings(), cli.verbose);
@@ -377,7 +374,7 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
     let mut builder = Catalog::builder()
         .roots(roots)
         .filter(Filter::new(sources.filter.iter().cloned()))
-        .sample_limit(sources.sample_limit)
+        .sample_limit(SampleLimit::from_config(sources.sample_limit)?)
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
         .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow });
     for file in &sources.skills {
@@ -431,6 +428,20 @@ fn parse_filter_entry(entry: &str) -> anyhow::Result<(String, bool)> {
         "false" => Ok((name.to_owned(), false)),
         _ => bail!("expected NAME=true or NAME=false, got {entry:?}"),
     }
+}
+
+/// `error` and its causes, joined by `: ` as anyhow's `{:#}` does, but ending
+/// at a store or authoring error: its text already says, in a person's words,
+/// what the driver's error it keeps as its source says.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut parts = Vec::new();
+    for cause in error.chain() {
+        parts.push(cause.to_string());
+        if cause.is::<skilldeck::store::StoreError>() || cause.is::<skilldeck::authoring::AuthoringError>() {
+            break;
+        }
+    }
+    parts.join(": ")
 }
 
 /// Whether `error` is a write to a pipe whose reader closed it.

@@ -161,7 +161,7 @@ pub(crate) fn run(
         // The first catalog's warnings once it is read; a store it could not read ends the
         // server, even one whose client already left (exit 2, as for every command).
         let checked = async {
-            let catalog = server.loaded().await?;
+            let catalog = server.loaded().await;
             crate::check_store(&catalog)?;
             crate::warn_summary(catalog.warnings(), verbose);
             crate::roots::warn_if_empty(&catalog, &roots.looked_in, others);

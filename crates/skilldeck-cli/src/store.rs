@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Subcommand;
 use serde_json::{Value, json};
-use skilldeck::authoring::{self, AuthoringError};
+use skilldeck::authoring::{AuthoringError, WriteSkill};
 use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 
@@ -92,17 +92,17 @@ pub(crate) fn run_store(
                     text
                 }
             };
-            let live = LiveCatalog::new(builder)?;
+            let live = LiveCatalog::new(builder);
             check_store(&live.snapshot())?;
             let precondition = if create_only { Precondition::Absent } else { Precondition::Any };
-            authoring::write_skill(store, &live, Some(&name), &content, agent, &precondition)
-                .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
+            let mut request = WriteSkill::new(&name, content).precondition(precondition);
+            request.agent = agent.map(str::to_owned);
+            live.write_skill(&request).map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
         }
         StoreCommand::Delete { name } => {
-            let live = LiveCatalog::new(builder)?;
+            let live = LiveCatalog::new(builder);
             check_store(&live.snapshot())?;
-            authoring::delete_skill(store, &live, Some(&name), agent)
-                .map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))
+            live.delete_skill(&name, agent).map(|()| json!({"name": name.trim(), "agent": scope, "deleted": true}))
         }
         StoreCommand::Versions { name } => store
             .versions(&name, agent)
@@ -183,7 +183,7 @@ fn run_profile(
     delete: bool,
     versions: bool,
 ) -> Result<Value, AuthoringError> {
-    let not_found = || AuthoringError::NotFound(format!("agent profile '{id}' not found"));
+    let not_found = || AuthoringError::ProfileNotFound { id: id.to_owned() };
     if versions {
         let versions = store.profile_versions(id)?;
         return Ok(json!(

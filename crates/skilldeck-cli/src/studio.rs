@@ -34,7 +34,7 @@ pub(crate) fn run(
 ) -> anyhow::Result<ExitCode> {
     let token = crate::serve::token(args.token.as_deref());
     let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
-    let live = Arc::new(LiveCatalog::new(builder)?);
+    let live = Arc::new(LiveCatalog::new(builder));
     let catalog = live.snapshot();
     crate::check_store(&catalog)?;
     crate::warn_summary(catalog.warnings(), verbose);

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{Map, Value, json};
-use skilldeck::validate::{Diagnostic, Properties, Report, Severity, Validator};
+use skilldeck::validate::{Diagnostic, Properties, Severity, Validation, Validator};
 use skilldeck::{Catalog, Symlinks, escape_control};
 
 /// `skilldeck validate PATH…`.
@@ -39,7 +39,7 @@ pub(crate) struct ShowArgs {
 /// finding at all).
 pub(crate) fn validate(args: &ValidateArgs, strict: bool, symlinks: Symlinks) -> anyhow::Result<ExitCode> {
     let validator = Validator::new().strict(strict).symlinks(symlinks);
-    let reports: Vec<Report> = args.paths.iter().flat_map(|path| validator.validate(path)).collect();
+    let reports: Vec<Validation> = args.paths.iter().flat_map(|path| validator.validate(path)).collect();
     let all = || reports.iter().flat_map(|r| r.diagnostics.iter());
     let errors = all().filter(|d| d.severity == Severity::Error).count();
     let warnings = all().filter(|d| d.severity == Severity::Warning).count();

@@ -124,6 +124,27 @@ fn list_json_has_the_documented_shape() {
 }
 
 #[test]
+fn a_skip_with_a_yaml_position_shows_its_line_and_column() {
+    let tree = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(tree.path().join("bad")).expect("mkdir");
+    std::fs::write(tree.path().join("bad/SKILL.md"), "---\nname: [unclosed\n---\nbody\n").expect("write");
+    let root = tree.path().to_str().expect("utf-8");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&skilldeck(&["list", "--json", "--root", root]))).expect("json");
+    let detail = "unclosed bracket '[' at line 2, column 7";
+    let skipped = serde_json::json!([{
+        "location": format!("{root}/bad/SKILL.md"), "reason": "malformed-frontmatter",
+        "detail": detail, "line": 2, "column": 7,
+    }]);
+    assert_eq!(json["skipped"], skipped);
+    let table = stdout(&skilldeck(&["list", "--root", root]));
+    assert!(
+        table.ends_with(&format!("\nskipped:\n  malformed-frontmatter  {root}/bad/SKILL.md:2:7 ({detail})\n")),
+        "{table}"
+    );
+}
+
+#[test]
 fn schema_prints_each_vendor_shape() {
     for (format, key) in
         [("openai", "function"), ("anthropic", "input_schema"), ("gemini", "parameters"), ("mcp", "inputSchema")]
@@ -255,10 +276,7 @@ impl Deck {
     /// A deck whose store is a new schema on `SKILLDECK_TEST_POSTGRES`;
     /// `None`, said on stderr, when no server is given.
     fn postgres() -> Option<Deck> {
-        let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") else {
-            eprintln!("skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests");
-            return None;
-        };
+        let url = postgres_url()?;
         static SCHEMAS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let schema =
             format!("cli_{}_{}", std::process::id(), SCHEMAS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
@@ -521,3 +539,23 @@ fn list_shadowed_and_load_at_reach_the_skill_that_lost() {
 
 // prompt --budget and --report: the cut text on stdout, the report on stderr.
 mod budget;
+
+/// The PostgreSQL server of the PostgreSQL variants: `None` when
+/// `SKILLDECK_TEST_POSTGRES` is unset, said once on stderr (written past the
+/// test harness's capture, so a local run shows it). Under CI (`CI` set) an
+/// unset server fails the test instead: the PostgreSQL variants must never
+/// pass there without running.
+fn postgres_url() -> Option<String> {
+    if let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") {
+        return Some(url);
+    }
+    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+    assert!(!ci, "CI is set but SKILLDECK_TEST_POSTGRES is not: the PostgreSQL tests must run in CI");
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        use std::io::Write;
+        let note = "skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests";
+        let _ = writeln!(std::io::stderr(), "{note}");
+    });
+    None
+}

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::{Peer, RoleServer};
-use skilldeck::{BuildError, ConventionalRoots};
+use skilldeck::ConventionalRoots;
 use tokio::sync::watch;
 
 use crate::server::{Options, SkillServer};
@@ -129,10 +129,10 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
     let moved = tokio::task::spawn_blocking(move || {
         let found = ConventionalRoots::find(&projects, home.as_deref());
         if same_place(&found, &moving.roots(), &moving.project().looked_in()) {
-            return Ok::<_, BuildError>(None);
+            return None;
         }
         let places = |paths: &[PathBuf]| paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-        let change = moving.set_roots(found.roots().to_vec(), found.searched().to_vec())?;
+        let change = moving.set_roots(found.roots().to_vec(), found.searched().to_vec());
         match moving.is_empty() {
             false => {
                 tracing::info!("the client's roots are {}: skills from {}", places(&projects), places(found.roots()))
@@ -143,13 +143,12 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
                 places(found.searched())
             ),
         }
-        Ok(Some(change))
+        Some(change)
     })
     .await;
     match moved {
-        Ok(Ok(Some(change))) => server.notify(change).await,
-        Ok(Ok(None)) => {}
-        Ok(Err(error)) => tracing::warn!(%error, "cannot walk the client's project; serving the previous catalog"),
+        Ok(Some(change)) => server.notify(change).await,
+        Ok(None) => {}
         Err(error) => tracing::warn!(%error, "cannot walk the client's project; serving the previous catalog"),
     }
 }

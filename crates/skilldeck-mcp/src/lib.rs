@@ -35,7 +35,7 @@
 //! use skilldeck_mcp::{Options, SkillServer, Watch};
 //!
 //! # async fn run() -> std::io::Result<()> {
-//! let live = LiveCatalog::new(Catalog::builder().root("skills")).expect("a valid configuration");
+//! let live = LiveCatalog::new(Catalog::builder().root("skills"));
 //! let server = SkillServer::new(live, Options::default());
 //! let _live = skilldeck_mcp::watch(server.clone(), Watch { roots: vec!["skills".into()], store: None });
 //! skilldeck_mcp::serve_stdio(server).await

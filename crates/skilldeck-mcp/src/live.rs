@@ -125,7 +125,7 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     // A move of the project waits for the first watches, so that its own replace them, not the other way.
     tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
     tasks.push(tokio::task::spawn_blocking(move || {
-        // Nothing to watch for a catalog that could not be built.
+        // Nothing to watch before the first catalog is read.
         if let Some(first) = server.first_catalog() {
             set_up_first(&setting_up, &first, server.loading_began(), &events);
         }
@@ -578,12 +578,12 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
         };
         let reloading = Instant::now();
         let failed = match tokio::task::spawn_blocking(reload).await {
-            Ok(Ok(change)) => {
+            Ok(change) => {
                 tracing::debug!(ms = reloading.elapsed().as_millis(), "reloaded");
                 server.notify(change).await;
                 continue;
             }
-            Ok(Err(error)) => error.to_string(),
+            // A reload cannot fail, but it can panic: the previous generation stays.
             Err(error) => error.to_string(),
         };
         tracing::warn!(error = failed, "reload failed, still serving the previous catalog");

@@ -17,7 +17,7 @@ use std::time::SystemTime;
 
 use rmcp::model::{Skill as Manifest, SkillFrontmatter, SkillResource, SkillResources, sha256_digest};
 use serde_json::{Map, Value};
-use skilldeck::{AgentProfile, Catalog, Confinement, Origin, Refusal, Skill, Warning};
+use skilldeck::{AgentProfile, Catalog, Confinement, Mode, Origin, Refusal, Skill, Warning};
 use skilldeck_walk::parallel_map;
 
 use crate::mime;
@@ -363,7 +363,7 @@ fn entry(
         uri,
         files,
         listing,
-        prompt: profile.is_none_or(|p| !p.is_eager(name)),
+        prompt: profile.is_none_or(|p| p.mode(name) == Mode::Lazy),
         refused,
         manifest: OnceLock::new(),
     })

@@ -22,8 +22,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, BuildError, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool,
-    ToolDeclaration, ToolResult,
+    AgentProfile, Budget, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
+    ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -141,12 +141,12 @@ impl Default for Options {
 /// let store = Arc::new(MemoryStore::default());
 /// store.update_profiles(&mut |all| all.push(AgentProfile::new("shop").allow(["pedido"])))?;
 /// let profile = store.profiles()?.into_iter().next();
-/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
+/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
 /// let options = Options { profile, profile_store: Some(ProfileStore(store.clone())), ..Options::default() };
 /// let server = SkillServer::new(live, options);
 /// // The Studio widens the allowlist; the next reload serves it.
 /// store.update_profiles(&mut |all| all[0].skills = None)?;
-/// server.reload()?;
+/// server.reload();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
@@ -188,7 +188,7 @@ impl Change {
 #[derive(Debug)]
 struct Shared {
     /// Set once the first build ends (after `current`); reloads wait for it.
-    live: OnceLock<Result<LiveCatalog, BuildError>>,
+    live: OnceLock<LiveCatalog>,
     options: Options,
     /// None until the first generation is published.
     current: ArcSwapOption<Generation>,
@@ -236,7 +236,7 @@ impl SkillServer {
     /// logs why any skill is left out.
     pub fn new(live: LiveCatalog, options: Options) -> SkillServer {
         let server = SkillServer::unloaded(options);
-        server.publish_first(Ok(live));
+        server.publish_first(live);
         server
     }
 
@@ -258,7 +258,7 @@ impl SkillServer {
     /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n").unwrap();
     /// let server = SkillServer::loading(Catalog::builder().root(dir.path()), Options::default());
     /// // Serve it now (`skilldeck_mcp::serve_stdio(server.clone())`); the catalog comes when it is read.
-    /// let catalog = server.loaded().await.unwrap();
+    /// let catalog = server.loaded().await;
     /// assert_eq!(catalog.get("hello").unwrap().description(), Some("Hi."));
     /// # });
     /// ```
@@ -307,28 +307,25 @@ impl SkillServer {
         SkillServer { shared: Arc::new(shared), session: Arc::default() }
     }
 
-    /// Publishes the first catalog (or its failure) and wakes the requests
-    /// waiting for it: tool calls as soon as it is read, the others once
-    /// its publication is built.
-    fn publish_first(&self, live: Result<LiveCatalog, BuildError>) {
-        match &live {
-            Ok(live) => {
-                let _reading = self.shared.own_reads.start();
-                let catalog = live.snapshot();
-                // Where the server was told it looked: a move to the client's
-                // project waits for this build, so it is still the place.
-                // The profile as given: the command line read it from its source just now.
-                let profile = self.shared.options.profile.clone().map(Arc::new);
-                let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
-                warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
-                let _ = self.shared.first.set((catalog.clone(), level1.clone()));
-                self.shared.ready.reach(Stage::Read);
-                let publication = Publication::build(&catalog, level1.profile.as_deref());
-                let generation = Arc::new(Generation { catalog, publication, level1 });
-                self.shared.current.store(Some(generation.clone()));
-                self.report(&generation);
-            }
-            Err(error) => tracing::error!(%error, "cannot build the skill catalog"),
+    /// Publishes the first catalog and wakes the requests waiting for it:
+    /// tool calls as soon as it is read, the others once its publication is
+    /// built.
+    fn publish_first(&self, live: LiveCatalog) {
+        {
+            let _reading = self.shared.own_reads.start();
+            let catalog = live.snapshot();
+            // Where the server was told it looked: a move to the client's
+            // project waits for this build, so it is still the place.
+            // The profile as given: the command line read it from its source just now.
+            let profile = self.shared.options.profile.clone().map(Arc::new);
+            let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
+            warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
+            let _ = self.shared.first.set((catalog.clone(), level1.clone()));
+            self.shared.ready.reach(Stage::Read);
+            let publication = Publication::build(&catalog, level1.profile.as_deref());
+            let generation = Arc::new(Generation { catalog, publication, level1 });
+            self.shared.current.store(Some(generation.clone()));
+            self.report(&generation);
         }
         let _ = self.shared.live.set(live);
         self.shared.ready.reach(Stage::Published);
@@ -338,15 +335,11 @@ impl SkillServer {
     /// whether its store could be read, whether it has any skill): the one
     /// built from the roots the server was given, even when the client's
     /// roots have moved it since.
-    ///
-    /// # Errors
-    ///
-    /// As [`LiveCatalog::new`]: the configuration makes no sense.
-    pub async fn loaded(&self) -> Result<Catalog, BuildError> {
+    pub async fn loaded(&self) -> Catalog {
         self.shared.ready.reached(Stage::Published).await;
         match self.shared.first.get() {
-            Some((catalog, _)) => Ok(catalog.clone()),
-            None => self.live().map(LiveCatalog::snapshot),
+            Some((catalog, _)) => catalog.clone(),
+            None => self.live().snapshot(),
         }
     }
 
@@ -357,7 +350,7 @@ impl SkillServer {
         tokio::runtime::Handle::current().block_on(self.shared.ready.reached(Stage::Read));
         match self.shared.first.get() {
             Some((catalog, _)) => Some(catalog.clone()),
-            None => self.live().ok().map(LiveCatalog::snapshot),
+            None => Some(self.live().snapshot()),
         }
     }
 
@@ -373,22 +366,18 @@ impl SkillServer {
     }
 
     /// The live catalog, once the first build ended (blocking until then).
-    fn live(&self) -> Result<&LiveCatalog, BuildError> {
-        self.shared.live.wait().as_ref().map_err(Clone::clone)
+    fn live(&self) -> &LiveCatalog {
+        self.shared.live.wait()
     }
 
     /// Reloads the catalog from its sources and publishes the new
     /// generation; requests already running keep the one they started with.
     /// Blocking: call it off the async threads.
-    ///
-    /// # Errors
-    ///
-    /// As [`LiveCatalog::reload`]; the current generation stays.
-    pub fn reload(&self) -> Result<Change, BuildError> {
-        let live = self.live()?;
+    pub fn reload(&self) -> Change {
+        let live = self.live();
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        self.publish(live.reload()?, None)
+        self.publish(live.reload(), None)
     }
 
     /// Like [`reload`](SkillServer::reload), after the files and directories
@@ -396,17 +385,13 @@ impl SkillServer {
     /// only what changed is read and walked again
     /// ([`LiveCatalog::reload_changed`]); every other skill keeps its
     /// published files. A store change alone is `&[]`.
-    ///
-    /// # Errors
-    ///
-    /// As [`LiveCatalog::reload_changed`]; the current generation stays.
-    pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Change, BuildError> {
-        let live = self.live()?;
+    pub fn reload_changed(&self, changed: &[PathBuf]) -> Change {
+        let live = self.live();
         let waited = std::time::Instant::now();
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
         let started = std::time::Instant::now();
-        let catalog = live.reload_changed(changed)?;
+        let catalog = live.reload_changed(changed);
         tracing::debug!(
             waited_ms = (started - waited).as_millis(),
             ms = started.elapsed().as_millis(),
@@ -418,7 +403,7 @@ impl SkillServer {
     /// Publishes `catalog` as the new generation, keeping the current
     /// generation's files of the skills `changed` leaves alone (all are
     /// walked again without it).
-    fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Result<Change, BuildError> {
+    fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Change {
         let started = std::time::Instant::now();
         let Some(current) = self.generation() else {
             unreachable!("reloads wait for the first catalog, which is published before they start")
@@ -445,11 +430,11 @@ impl SkillServer {
         tracing::debug!(ms = started.elapsed().as_millis(), "generation published");
         let served = next.publication.entries.len();
         self.shared.subscribers.log(Severity::Info, format!("catalog reloaded: {served} skills served"));
-        Ok(Change {
+        Change {
             resources: true,
             prompts: prompts(&previous) != prompts(&next),
             tools: self.offers_find_skills(&previous) != self.offers_find_skills(&next),
-        })
+        }
     }
 
     /// The profile a new generation serves: the one given, or with a
@@ -547,11 +532,11 @@ impl SkillServer {
     /// roots, and publishes the new generation (the file watcher follows).
     /// Blocking, and waits for the first catalog: a move never races the
     /// first build, whose generation it replaces.
-    pub(crate) fn set_roots(&self, roots: Vec<PathBuf>, looked_in: Vec<PathBuf>) -> Result<Change, BuildError> {
-        let live = self.live()?;
+    pub(crate) fn set_roots(&self, roots: Vec<PathBuf>, looked_in: Vec<PathBuf>) -> Change {
+        let live = self.live();
         let _one_at_a_time = self.shared.reloading.lock().unwrap_or_else(PoisonError::into_inner);
         let _reading = self.shared.own_reads.start();
-        let catalog = live.set_roots(roots.clone())?;
+        let catalog = live.set_roots(roots.clone());
         self.shared.project.moved(&roots, &looked_in);
         self.publish(catalog, None)
     }
@@ -559,7 +544,7 @@ impl SkillServer {
     /// The roots walked now (none when the first catalog could not be
     /// built). Blocking until the first build ends.
     pub(crate) fn roots(&self) -> Vec<PathBuf> {
-        self.live().map(LiveCatalog::roots).unwrap_or_default()
+        self.live().roots()
     }
 
     /// Whether the current generation exposes no skill (none is published yet).
@@ -603,10 +588,7 @@ impl SkillServer {
             return Ok(generation);
         }
         self.shared.ready.wait(Stage::Published, context).await?;
-        match self.live() {
-            Ok(_) => self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None)),
-            Err(error) => Err(McpError::internal_error(format!("the skill catalog could not be built: {error}"), None)),
-        }
+        self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None))
     }
 
     /// The current catalog and its level 1, waiting (with progress) only
@@ -1215,7 +1197,7 @@ impl ServerHandler for SkillServer {
                     () = self.shared.ready.reached(Stage::Published) => {}
                 }
                 let Some(generation) = self.generation() else {
-                    return Err(McpError::internal_error("the skill catalog could not be built", None));
+                    return Err(McpError::internal_error("the skill catalog is missing", None));
                 };
                 let files = blocking(move || {
                     let publication = &generation.publication;

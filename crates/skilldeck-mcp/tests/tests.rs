@@ -44,7 +44,7 @@ async fn connect(server: SkillServer) -> RunningService<RoleClient, ()> {
 }
 
 fn server(root: &Path) -> SkillServer {
-    SkillServer::new(LiveCatalog::new(Catalog::builder().root(root)).unwrap(), Options::default())
+    SkillServer::new(LiveCatalog::new(Catalog::builder().root(root)), Options::default())
 }
 
 fn arguments(value: Value) -> Map<String, Value> {
@@ -63,8 +63,8 @@ async fn tools_resources_skills_and_prompts() {
         .call_tool(CallToolRequestParams::new("skill").with_arguments(arguments(json!({"name": "beta"}))))
         .await
         .unwrap();
-    let expected = SkillTool::new(&Catalog::builder().root(dir.path()).build().unwrap())
-        .load("beta", skilldeck::SampleLimit::Default);
+    let expected =
+        SkillTool::new(&Catalog::builder().root(dir.path()).build()).load("beta", skilldeck::SampleLimit::Default);
     assert_eq!(called.is_error, Some(false));
     assert_eq!(called.content[0].as_text().unwrap().text, expected.output);
     let missing = client
@@ -143,13 +143,13 @@ async fn reload_reports_what_changed() {
     let server = server(dir.path());
     let change = tokio::task::spawn_blocking({
         let server = server.clone();
-        move || server.reload().unwrap()
+        move || server.reload()
     })
     .await
     .unwrap();
     assert!(change.resources && !change.prompts && !change.tools);
     write(dir.path(), "beta/SKILL.md", b"---\nname: beta\ndescription: Beta, changed.\n---\nBeta body.\n");
-    let change = tokio::task::spawn_blocking(move || server.reload().unwrap()).await.unwrap();
+    let change = tokio::task::spawn_blocking(move || server.reload()).await.unwrap();
     assert!(change.resources && change.prompts && !change.tools);
 }
 
@@ -177,7 +177,7 @@ async fn a_reload_after_a_root_link_swap_publishes_the_new_release_whole() {
     std::os::unix::fs::symlink("release2", dir.path().join("current.tmp")).unwrap();
     fs::rename(dir.path().join("current.tmp"), dir.path().join("current")).unwrap();
     let reloading = server.clone();
-    tokio::task::spawn_blocking(move || reloading.reload_changed(&[]).unwrap()).await.unwrap();
+    tokio::task::spawn_blocking(move || reloading.reload_changed(&[])).await.unwrap();
     let uris = vec![r#""skill://one/SKILL.md""#.into(), r#""skill://one/extra.md""#.into()];
     assert_eq!(manifest().await, (r#""One in release2.""#.into(), uris));
     client.cancel().await.unwrap();

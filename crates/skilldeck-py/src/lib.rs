@@ -19,8 +19,8 @@ use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 use skilldeck::store::{Precondition, SkillStore};
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, Eager, Filter, LiveCatalog, LoadSkillTool, Origin, Reason, SkillDef,
-    SkillTool, render,
+    AgentProfile, Budget, Catalog, CatalogBuilder, Eager, Filter, LiveCatalog, LoadSkillTool, Origin, Reason,
+    SampleLimit, SkillDef, SkillTool, render,
 };
 
 create_exception!(
@@ -47,12 +47,10 @@ fn error<T: pyo3::PyTypeInfo>(py: Python<'_>, kind: &str, message: String) -> Py
     err
 }
 
-fn build_error(py: Python<'_>, e: &skilldeck::BuildError) -> PyErr {
-    let kind = match e {
-        skilldeck::BuildError::SampleLimit(_) => "sample-limit",
-        _ => "build",
-    };
-    error::<BuildError>(py, kind, e.to_string())
+/// A build's one possible refusal, a sample limit below -1, checked where
+/// the number comes in (`SampleLimit::from_config`): the build itself cannot fail.
+fn sample_limit(n: i64) -> PyResult<SampleLimit> {
+    SampleLimit::from_config(n).map_err(|e| Python::attach(|py| error::<BuildError>(py, "sample-limit", e.to_string())))
 }
 
 fn store_error(py: Python<'_>, e: &skilldeck::store::StoreError) -> PyErr {
@@ -411,7 +409,7 @@ fn builder(
     provider_fn: Option<Py<PyAny>>,
     store: Option<&PyStore>,
 ) -> PyResult<CatalogBuilder> {
-    let mut b = Catalog::builder().roots(roots).sample_limit(sample_limit);
+    let mut b = Catalog::builder().roots(roots).sample_limit(self::sample_limit(sample_limit)?);
     for def in skills.unwrap_or_default() {
         b = b.skill(skill_def(&def)?);
     }
@@ -452,7 +450,7 @@ impl PyCatalog {
         store: Option<PyRef<'_, PyStore>>,
     ) -> PyResult<PyCatalog> {
         let b = builder(roots, skills, filter, sample_limit, provider, store.as_deref())?;
-        let catalog = py.detach(|| b.build()).map_err(|e| build_error(py, &e))?;
+        let catalog = py.detach(|| b.build());
         Ok(PyCatalog { catalog })
     }
 
@@ -858,7 +856,7 @@ impl PyLiveCatalog {
         store: Option<PyRef<'_, PyStore>>,
     ) -> PyResult<PyLiveCatalog> {
         let b = builder(roots, skills, filter, sample_limit, provider, store.as_deref())?;
-        let live = py.detach(|| LiveCatalog::new(b)).map_err(|e| build_error(py, &e))?;
+        let live = py.detach(|| LiveCatalog::new(b));
         Ok(PyLiveCatalog { live })
     }
 
@@ -869,14 +867,14 @@ impl PyLiveCatalog {
 
     /// Rebuilds from every source; returns the new snapshot.
     fn reload(&self, py: Python<'_>) -> PyResult<PyCatalog> {
-        let catalog = py.detach(|| self.live.reload()).map_err(|e| build_error(py, &e))?;
+        let catalog = py.detach(|| self.live.reload());
         Ok(PyCatalog { catalog })
     }
 
     /// Walks again only the directories `paths` touch (files or directories
     /// that changed); gives what `reload()` would.
     fn reload_changed(&self, py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<PyCatalog> {
-        let catalog = py.detach(|| self.live.reload_changed(&paths)).map_err(|e| build_error(py, &e))?;
+        let catalog = py.detach(|| self.live.reload_changed(&paths));
         Ok(PyCatalog { catalog })
     }
 }

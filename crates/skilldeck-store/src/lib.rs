@@ -27,10 +27,14 @@ pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
 
 use skilldeck::store::{SkillStore, StoreError};
 
-/// A failure inside a backend call, the driver's (`E`) or the store's own,
-/// before the backend adds its location.
+/// A failure inside a backend call, before the backend adds its location:
+/// the driver's (`E`), the store's own words (`Own`), or a whole store error.
 enum Failure<E> {
     Driver(E),
+    // Only PostgreSQL makes these (before it knows its location); SQLite
+    // only matches them.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+    Own(String),
     Store(StoreError),
 }
 
@@ -75,10 +79,19 @@ pub fn open(location: &str) -> Result<Box<dyn SkillStore>, StoreError> {
         #[cfg(feature = "postgres")]
         return Ok(Box::new(PostgresStore::open(location)?));
         #[cfg(not(feature = "postgres"))]
-        return Err(StoreError::Backend {
-            location: location.split('@').next_back().unwrap_or_default().to_owned(),
-            message: "this build has no PostgreSQL support (feature `postgres`)".to_owned(),
-        });
+        return Err(StoreError::backend(
+            location.split('@').next_back().unwrap_or_default(),
+            "this build has no PostgreSQL support (feature `postgres`)",
+        ));
     }
     Ok(Box::new(SqliteStore::open(location)?))
 }
+
+// A store is shared by every thread of a host (`Arc<dyn SkillStore>` needs
+// both): a change that made a backend lose `Send` or `Sync` must fail here.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<SqliteStore>();
+    #[cfg(feature = "postgres")]
+    send_sync::<PostgresStore>();
+};

@@ -238,7 +238,7 @@ impl Connection {
 
 /// A failure of the store itself, given its location later.
 fn failure(message: String) -> Failure {
-    Failure::Store(StoreError::Backend { location: String::new(), message })
+    Failure::Own(message)
 }
 
 impl PostgresStore {
@@ -254,10 +254,9 @@ impl PostgresStore {
     /// in time or refuses the login, or the tables were made by a newer
     /// version of this crate.
     pub fn open(url: &str) -> Result<PostgresStore, StoreError> {
-        let config: Config = url.parse().map_err(|e: tokio_postgres::Error| StoreError::Backend {
-            location: "PostgreSQL URL".to_owned(),
-            message: message(&e),
-        })?;
+        let config: Config = url
+            .parse()
+            .map_err(|e: tokio_postgres::Error| StoreError::backend("PostgreSQL URL", message(&e)).caused_by(e))?;
         let connect_timeout = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT);
         let location = location(&config);
         let (conn, channel) = Connection::open(&config, connect_timeout).map_err(|f| fail(&location, f))?;
@@ -392,11 +391,9 @@ fn location(config: &Config) -> String {
 
 fn fail(location: &str, f: Failure) -> StoreError {
     match f {
-        Failure::Driver(e) => StoreError::Backend { location: location.to_owned(), message: message(&e) },
-        // Errors made before the location was known get it now.
-        Failure::Store(StoreError::Backend { location: at, message }) if at.is_empty() => {
-            StoreError::Backend { location: location.to_owned(), message }
-        }
+        Failure::Driver(e) => StoreError::backend(location, message(&e)).caused_by(e),
+        // Words made before the location was known get it now.
+        Failure::Own(message) => StoreError::backend(location, message),
         Failure::Store(e) => e,
     }
 }

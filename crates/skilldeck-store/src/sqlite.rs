@@ -140,7 +140,7 @@ impl fmt::Debug for SqliteStore {
 }
 
 fn backend(path: &Path, message: impl Into<String>) -> StoreError {
-    StoreError::Backend { location: path.display().to_string(), message: message.into() }
+    StoreError::backend(path.display().to_string(), message)
 }
 
 /// Why SQLite could not open `path`, in plainer words than its own, when
@@ -157,12 +157,13 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
 }
 
-fn sql_error(path: &Path, e: &rusqlite::Error) -> StoreError {
-    if is_busy(e) {
+/// The driver's error in words, kept as the error's source.
+fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    if is_busy(&e) {
         let secs = BUSY_TIMEOUT.as_secs();
-        return backend(path, format!("{e}: another connection kept it locked (waited up to {secs} s)"));
+        return backend(path, format!("{e}: another connection kept it locked (waited up to {secs} s)")).caused_by(e);
     }
-    backend(path, e.to_string())
+    backend(path, e.to_string()).caused_by(e)
 }
 
 impl SqliteStore {
@@ -199,7 +200,8 @@ impl SqliteStore {
                 // itself); SQLite then fails one at once instead of calling
                 // the busy handler. Every step is idempotent: start again.
                 Err(Failure::Driver(e)) if is_busy(&e) && Instant::now() < deadline => std::thread::sleep(RETRY_PAUSE),
-                Err(Failure::Driver(e)) => return Err(sql_error(&path, &e)),
+                Err(Failure::Driver(e)) => return Err(sql_error(&path, e)),
+                Err(Failure::Own(message)) => return Err(backend(&path, message)),
                 Err(Failure::Store(e)) => return Err(e),
             }
         }
@@ -307,7 +309,8 @@ impl SqliteStore {
 
     fn fail(&self, f: Failure) -> StoreError {
         match f {
-            Failure::Driver(e) => sql_error(&self.path, &e),
+            Failure::Driver(e) => sql_error(&self.path, e),
+            Failure::Own(message) => backend(&self.path, message),
             Failure::Store(e) => e,
         }
     }

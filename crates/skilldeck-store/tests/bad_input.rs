@@ -13,7 +13,7 @@ use crate::{Fresh, contents};
 /// The error of opening `path`, checked to be a Backend error naming it.
 fn refused(path: &Path) -> String {
     let err = SqliteStore::open(path).unwrap_err();
-    let StoreError::Backend { location, message } = &err else { panic!("not a backend error: {err:?}") };
+    let StoreError::Backend { location, message, .. } = &err else { panic!("not a backend error: {err:?}") };
     assert_eq!(location, &path.display().to_string());
     assert!(!message.is_empty());
     err.to_string()
@@ -192,4 +192,24 @@ fn a_server_that_stops_answering_fails_the_call_at_the_deadline() {
     assert!(err.ends_with(&format!(": no answer within {CALL_TIMEOUT:?}; the connection was dropped")), "{err}");
     assert!(waited >= CALL_TIMEOUT && waited < CALL_TIMEOUT * 2, "waited {waited:?}");
     assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v1");
+}
+
+#[test]
+fn a_drivers_error_is_kept_as_the_source() {
+    use std::error::Error;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, "not a database\n".repeat(500)).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    let source = err.source().expect("the driver's error is kept");
+    let sqlite = source.downcast_ref::<rusqlite::Error>().expect("a rusqlite error");
+    assert_eq!(sqlite.sqlite_error_code(), Some(rusqlite::ErrorCode::NotADatabase));
+    // The store's own words carry no source.
+    assert!(StoreError::backend("x", "y").source().is_none());
+    #[cfg(feature = "postgres")]
+    {
+        let err = skilldeck_store::PostgresStore::open("postgres://user@host:notaport/db").unwrap_err();
+        assert!(err.to_string().starts_with("skill store PostgreSQL URL: "), "{err}");
+        assert!(err.source().and_then(|s| s.downcast_ref::<tokio_postgres::Error>()).is_some());
+    }
 }

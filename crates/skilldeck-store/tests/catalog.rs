@@ -24,9 +24,9 @@ fn hostile_records_are_skipped_and_the_rest_loads(fresh: &Fresh) {
     for (key, content) in records {
         store.write(key, content, None, &Precondition::Any).unwrap();
     }
-    let catalog = Catalog::builder().root(disk.path()).store(Arc::from(store)).build().unwrap();
+    let catalog = Catalog::builder().root(disk.path()).store(Arc::from(store)).build();
     let strict = Catalog::builder().store(Arc::from(fresh.open()));
-    let strict = strict.frontmatter_mode(skilldeck::FrontmatterMode::Strict).build().unwrap();
+    let strict = strict.frontmatter_mode(skilldeck::FrontmatterMode::Strict).build();
     let refused: Vec<(&str, &str)> = strict
         .skips()
         .iter()
@@ -67,7 +67,7 @@ fn agent_records_resolve_through_the_store(fresh: &Fresh) {
     store.write("esc", "---\nname: esc\n---\nshared\n", None, &Precondition::Any).unwrap();
     store.write("esc", "---\nname: esc\n---\nmine\n", Some("kino"), &Precondition::Any).unwrap();
     drop(store);
-    let catalog = Catalog::builder().store(Arc::from(fresh.open())).build().unwrap();
+    let catalog = Catalog::builder().store(Arc::from(fresh.open())).build();
     let (kino, biro) = (AgentProfile::new("kino"), AgentProfile::new("biro"));
     assert_eq!(LoadSkillTool::new(&catalog.view(&kino)).load("esc").output, "mine");
     assert_eq!(LoadSkillTool::new(&catalog.view(&biro)).load("esc").output, "shared");
@@ -98,11 +98,11 @@ fn a_store_that_fails_keeps_its_last_good_skills(fresh: &Fresh) {
     store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any).unwrap();
     store.write("pedido", "---\nname: pedido\n---\nloja's\n", Some("loja"), &Precondition::Any).unwrap();
     let builder = Catalog::builder().root(disk.path()).store(store.clone());
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
 
     fresh.sql(&format!("ALTER TABLE {table} RENAME TO away"));
     std::fs::write(seed.join("SKILL.md"), "---\nname: disk\ndescription: v2\n---\n").unwrap();
-    for catalog in [live.reload_changed(&[seed.join("SKILL.md")]).unwrap(), live.reload().unwrap()] {
+    for catalog in [live.reload_changed(&[seed.join("SKILL.md")]), live.reload()] {
         assert_eq!(catalog.get("disk").unwrap().description(), Some("v2"), "the disk reloaded");
         assert_eq!(catalog.get("pedido").unwrap().body().unwrap(), "v1\n", "the last good copy");
         assert_eq!(catalog.agent_skills("loja")[0].body().unwrap(), "loja's\n");
@@ -111,13 +111,13 @@ fn a_store_that_fails_keeps_its_last_good_skills(fresh: &Fresh) {
         let shown = catalog.warnings()[0].to_string();
         assert!(shown.ends_with("; serving the last good copy of its skills"), "{shown}");
     }
-    let first = LiveCatalog::new(builder).unwrap().snapshot();
+    let first = LiveCatalog::new(builder).snapshot();
     assert!(first.get("pedido").is_none(), "nothing to keep");
     assert!(matches!(first.warnings(), [Warning::StoreFailed { .. }]), "{:?}", first.warnings());
 
     fresh.sql(&format!("ALTER TABLE away RENAME TO {table}"));
     store.write("pedido", "---\nname: pedido\n---\nv2\n", None, &Precondition::Any).unwrap();
-    let back = live.reload().unwrap();
+    let back = live.reload();
     assert_eq!(back.get("pedido").unwrap().body().unwrap(), "v2\n", "read again");
     assert_eq!(back.warnings(), []);
 }

@@ -190,7 +190,7 @@ fn a_corrupt_profile_row_is_a_typed_error(fresh: &Fresh) {
     };
     let location = fresh.store_location();
     let expect_backend = |err: StoreError, text: &str| {
-        let StoreError::Backend { location: at, message } = &err else { panic!("not a backend error: {err:?}") };
+        let StoreError::Backend { location: at, message, .. } = &err else { panic!("not a backend error: {err:?}") };
         assert_eq!(at, &location);
         assert_eq!(message, text);
     };

@@ -53,9 +53,7 @@ async fn follow_store(store: Arc<dyn SkillStore>, live: Arc<LiveCatalog>) {
     let (first_store, first_live) = (store.clone(), live.clone());
     let first = tokio::task::spawn_blocking(move || {
         let token = first_store.change_token().ok().flatten();
-        if let Err(error) = first_live.reload() {
-            tracing::warn!("the Studio could not reload: {error}");
-        }
+        first_live.reload();
         token
     });
     let mut seen: Option<i64> = first.await.unwrap_or(None);
@@ -64,12 +62,8 @@ async fn follow_store(store: Arc<dyn SkillStore>, live: Arc<LiveCatalog>) {
         let (store, live, before) = (store.clone(), live.clone(), seen);
         let polled = tokio::task::spawn_blocking(move || {
             let now = store.change_token().ok().flatten();
-            if before.is_some()
-                && now.is_some()
-                && now != before
-                && let Err(error) = live.reload()
-            {
-                tracing::warn!("the Studio could not reload after a change to the store: {error}");
+            if before.is_some() && now.is_some() && now != before {
+                live.reload();
             }
             now
         });
@@ -121,13 +115,10 @@ fn watch_roots(live: Arc<LiveCatalog>) -> Option<RecommendedWatcher> {
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
             }
-            let reloaded = match &changed {
+            match &changed {
                 Some(paths) => live.reload_changed(paths),
                 None => live.reload(),
             };
-            if let Err(error) = reloaded {
-                tracing::warn!("the Studio could not reload after a change on disk: {error}");
-            }
         }
     });
     Some(watcher)

@@ -24,7 +24,7 @@
 //!
 //! # async fn run() -> std::io::Result<()> {
 //! let store: Arc<dyn SkillStore> = Arc::new(MemoryStore::default());
-//! let live = Arc::new(LiveCatalog::new(Catalog::builder().root("skills").store(store.clone())).expect("no bad options"));
+//! let live = Arc::new(LiveCatalog::new(Catalog::builder().root("skills").store(store.clone())));
 //! let studio = Studio::new(live, Some(store));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let access = Access::new(listener.local_addr()?, None);

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use similar::{ChangeTag, TextDiff};
-use skilldeck::authoring::{self, AuthoringError};
+use skilldeck::authoring::{self, AuthoringError, WriteSkill};
 use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::validate::{Check, Validator};
 use skilldeck::{AgentProfile, Budget, Catalog, Eager, Origin, Skill, Source, render};
@@ -113,10 +113,12 @@ impl From<StoreError> for Refusal {
 impl From<AuthoringError> for Refusal {
     fn from(error: AuthoringError) -> Refusal {
         match error {
-            AuthoringError::Invalid(message) => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, message),
-            AuthoringError::NotFound(message) => Refusal::new(StatusCode::NOT_FOUND, message),
             AuthoringError::Store(error) => error.into(),
-            other => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+            AuthoringError::NoStore => Refusal::no_store(),
+            error @ (AuthoringError::NotFound { .. } | AuthoringError::ProfileNotFound { .. }) => {
+                Refusal::new(StatusCode::NOT_FOUND, error.to_string())
+            }
+            error => Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, error.to_string()),
         }
     }
 }
@@ -427,9 +429,11 @@ impl Studio {
             if let Some(agent) = agent {
                 check_key(agent, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
             }
-            let store = self.store()?;
+            self.store()?;
             let precondition = self.precondition(&name, agent, &began)?;
-            authoring::write_skill(store, &self.inner.live, Some(&name), &content, agent, &precondition)?;
+            let mut request = WriteSkill::new(&name, content.as_str()).precondition(precondition);
+            request.agent = agent.map(str::to_owned);
+            self.inner.live.write_skill(&request)?;
             Ok(())
         };
         match (attempt(), agent) {
@@ -473,13 +477,14 @@ impl Studio {
         let agent = form::first(&fields, "agent_id").unwrap_or("").trim().to_owned();
         check_key(name, "skill name").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
         check_key(&agent, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
-        let store = self.store()?;
+        self.store()?;
         let catalog = self.inner.live.snapshot();
         let (seed, _, _) = self
             .shared_source(&catalog, name)?
             .ok_or_else(|| Refusal::new(StatusCode::NOT_FOUND, format!("skill '{name}' not found")))?;
         // Never over an agent's own text: specialising twice opens the first.
-        match authoring::write_skill(store, &self.inner.live, Some(name), &seed, Some(&agent), &Precondition::Absent) {
+        let request = WriteSkill::new(name, seed).agent(&agent).precondition(Precondition::Absent);
+        match self.inner.live.write_skill(&request) {
             Ok(_) => Ok(redirect(&own_href(&agent, name), &format!("Specialized for {agent}."), false)),
             Err(AuthoringError::Store(error @ StoreError::AlreadyExists { .. })) => {
                 Ok(redirect(&own_href(&agent, name), &error.to_string(), true))
@@ -489,7 +494,8 @@ impl Studio {
     }
 
     fn remove_own(&self, id: &str, name: &str) -> Result<Response, Refusal> {
-        authoring::delete_skill(self.store()?, &self.inner.live, Some(name), Some(id))?;
+        self.store()?;
+        self.inner.live.delete_skill(name, Some(id))?;
         Ok(redirect(&skill_href(name), "Specialization removed — the agent falls back to the shared skill.", false))
     }
 
@@ -677,12 +683,7 @@ impl Studio {
             .parse()
             .map_err(|_| Refusal::new(StatusCode::NOT_FOUND, format!("version {index} does not exist")))?;
         store.restore(name, i, agent)?;
-        self.inner.live.reload().map_err(|e| {
-            Refusal::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                format!("the version was restored, but the catalog did not reload: {e}"),
-            )
-        })?;
+        self.inner.live.reload();
         Ok(redirect(&record_href(agent, name), &format!("Version {i} restored."), false))
     }
 }

@@ -33,7 +33,7 @@ pub fn template(name: &str) -> String {
 /// ```
 /// use skilldeck::{Catalog, SkillDef};
 ///
-/// let catalog = Catalog::builder().skill(SkillDef::new("pedido").description("faz pedidos").content("\n corpo \n")).build()?;
+/// let catalog = Catalog::builder().skill(SkillDef::new("pedido").description("faz pedidos").content("\n corpo \n")).build();
 /// let text = skilldeck_studio::reconstruct(catalog.get("pedido").unwrap())?;
 /// assert_eq!(text, "---\nname: pedido\ndescription: faz pedidos\n---\n\ncorpo\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

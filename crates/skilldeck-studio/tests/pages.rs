@@ -42,7 +42,7 @@ fn the_list_shows_origins_skips_and_warnings() {
         f.store
             .write("solo", "---\nname: solo\ndescription: only stored\n---\nx\n", None, &Default::default())
             .unwrap();
-        f.live.reload().unwrap();
+        f.live.reload();
         let page = f.get("/skills");
         assert_eq!(page.status, 200);
         page.has("<html lang=\"en\">")
@@ -226,7 +226,7 @@ fn with_profiles(test: impl Fn(&Fixture)) {
 fn the_agent_grid_sets_who_may_use_the_skill() {
     with_profiles(|f| {
         f.store.write("pedido", PEDIDO, None, &Default::default()).unwrap();
-        f.live.reload().unwrap();
+        f.live.reload();
         let page = f.get("/skills/pedido");
         page.has("<form id=\"agents\" method=\"post\" action=\"/skills/pedido/agents\">")
             .has("<input type=\"checkbox\" name=\"agent_ids\" value=\"bia\" id=\"allowed-bia\">")
@@ -342,7 +342,7 @@ fn agents_list_add_and_allowlist() {
 fn the_agent_preview_is_what_the_engine_gives() {
     with_profiles(|f| {
         f.store.write("pedido", PEDIDO, None, &Default::default()).unwrap();
-        f.live.reload().unwrap();
+        f.live.reload();
         let profile = AgentProfile::new("geral");
         let catalog = f.live.snapshot();
         let view = catalog.view(&profile);

@@ -22,7 +22,7 @@ const SKILLS: usize = 10_000;
 fn benches(c: &mut Criterion) {
     let tree = tempfile::tempdir().expect("tmp");
     tree::generate(tree.path(), SKILLS);
-    let catalog = Catalog::builder().root(tree.path()).build().expect("catalog");
+    let catalog = Catalog::builder().root(tree.path()).build();
     assert_eq!(catalog.skills().len(), SKILLS);
     let tool = SkillTool::new(&catalog);
     let args = json!({"name": "skill-05000"});
@@ -38,7 +38,7 @@ fn benches(c: &mut Criterion) {
     // quoted, wrapped and block scalars, comments, a refusal rescued.
     let mix = tempfile::tempdir().expect("tmp");
     tree::generate_registry_mix(mix.path(), SKILLS);
-    let built = Catalog::builder().root(mix.path()).build().expect("catalog");
+    let built = Catalog::builder().root(mix.path()).build();
     assert_eq!(built.skills().len(), SKILLS);
     group.bench_function("build_catalog_10k_registry_mix", |b| b.iter(|| Catalog::builder().root(mix.path()).build()));
     group.finish();
@@ -48,7 +48,7 @@ fn benches(c: &mut Criterion) {
 /// A live catalog of the 10k tree after one `SKILL.md` changed: a whole
 /// reload against reloading only that skill (`reload_changed`).
 fn reloads(c: &mut Criterion, root: &std::path::Path) {
-    let live = LiveCatalog::new(Catalog::builder().root(root)).expect("live");
+    let live = LiveCatalog::new(Catalog::builder().root(root));
     let edited = std::path::absolute(root.join("skill-05000/SKILL.md")).expect("absolute");
     let text = std::fs::read_to_string(&edited).expect("read");
     let mut n = 0u64;
@@ -59,11 +59,11 @@ fn reloads(c: &mut Criterion, root: &std::path::Path) {
     let mut group = c.benchmark_group("reload");
     group.sample_size(10);
     group.bench_function("reload_whole_after_one_edit_10k", |b| {
-        b.iter_batched(&mut edit, |()| live.reload().expect("reload"), BatchSize::PerIteration)
+        b.iter_batched(&mut edit, |()| live.reload(), BatchSize::PerIteration)
     });
     group.bench_function("reload_changed_after_one_edit_10k", |b| {
         let changed = std::slice::from_ref(&edited);
-        b.iter_batched(&mut edit, |()| live.reload_changed(changed).expect("reload"), BatchSize::PerIteration)
+        b.iter_batched(&mut edit, |()| live.reload_changed(changed), BatchSize::PerIteration)
     });
     group.finish();
 }

@@ -227,7 +227,7 @@ fn resident_bytes() -> usize {
 fn benches(c: &mut Criterion) {
     let tree = tempfile::tempdir().expect("tmp");
     generate(tree.path(), SKILLS);
-    let catalog = Catalog::builder().root(tree.path()).build().expect("catalog");
+    let catalog = Catalog::builder().root(tree.path()).build();
     assert_eq!(catalog.skills().len(), SKILLS);
 
     let before = resident_bytes();

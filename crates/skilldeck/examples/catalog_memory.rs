@@ -53,7 +53,7 @@ fn held<T>(make: impl FnOnce() -> T) -> (usize, T) {
 fn main() {
     let root = std::env::args().nth(1).expect("usage: catalog_memory ROOT");
     let base = status("VmHWM:");
-    let (kept, catalog) = held(|| Catalog::builder().root(&root).build().expect("catalog"));
+    let (kept, catalog) = held(|| Catalog::builder().root(&root).build());
     let peak = status("VmHWM:") - base;
     let skills: Vec<&Skill> = catalog.skills().chain(catalog.shadowed().iter().map(|s| &s.skill)).collect();
     let n = skills.len();

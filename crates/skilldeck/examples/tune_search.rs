@@ -31,7 +31,7 @@ fn dcg(gains: impl Iterator<Item = f64>) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let catalog = Catalog::builder().root(&args[1]).build().expect("catalog");
+    let catalog = Catalog::builder().root(&args[1]).build();
     let requests: Vec<Request> = std::fs::read_to_string(&args[2])
         .expect("queries")
         .lines()

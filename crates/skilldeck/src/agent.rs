@@ -3,7 +3,10 @@
 //! (Insika's `SkillCatalog` selection rules, SPEC §7).
 //!
 //! One view answers every surface of one turn (the level-1 list, the bodies
-//! injected, the `load_skill` tool), so they cannot disagree.
+//! injected, the `load_skill` tool in `load_skill.rs`), so they cannot
+//! disagree.
+
+mod load_skill;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -11,8 +14,10 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::catalog::Catalog;
-use crate::skill::Skill;
+use crate::model::Skill;
 use crate::text::{contains_word, fold};
+
+pub use load_skill::LoadSkillTool;
 
 /// Which skills an agent always gets in full, every turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -119,6 +124,25 @@ impl AgentProfile {
         self.skills.as_ref().is_none_or(|names| names.iter().any(|n| n == name))
     }
 
+    /// How this agent gets the skill `name`: the allowlist first, then the
+    /// eager set.
+    ///
+    /// ```
+    /// use skilldeck::{AgentProfile, Eager, Mode};
+    ///
+    /// let profile = AgentProfile::new("loja").allow(["menu", "formato"]).eager(Eager::names(["formato"]));
+    /// assert_eq!(profile.mode("formato"), Mode::Eager);
+    /// assert_eq!(profile.mode("menu"), Mode::Lazy);
+    /// assert_eq!(profile.mode("outro").as_str(), "not-allowed");
+    /// ```
+    pub fn mode(&self, name: &str) -> Mode {
+        match (self.allows(name), self.is_eager(name)) {
+            (false, _) => Mode::NotAllowed,
+            (true, true) => Mode::Eager,
+            (true, false) => Mode::Lazy,
+        }
+    }
+
     /// Whether `name`, if allowed, is always injected.
     pub fn is_eager(&self, name: &str) -> bool {
         match &self.eager {
@@ -174,14 +198,13 @@ pub struct Activation<'c> {
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("cardapio").description("o cardápio").content("Mostre o cardápio."))
 ///     .skill(SkillDef::new("formato").description("formato").content("Use listas."))
-///     .build()?;
+///     .build();
 /// let profile = AgentProfile::new("loja").eager(Eager::names(["formato"]));
 /// let view = catalog.view(&profile);
 /// let names = |skills: Vec<&skilldeck::Skill>| skills.iter().map(|s| s.name().to_owned()).collect::<Vec<_>>();
 /// assert_eq!(names(view.eager()), ["formato"]);
 /// assert_eq!(names(view.lazy()), ["cardapio"]);
 /// assert!(render::insika(&view.lazy()).starts_with("<available_skills>\n  <skill name=\"cardapio\">o cardápio</skill>\n"));
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct AgentView<'c> {
@@ -207,7 +230,30 @@ impl Catalog {
 
 /// Whether a skill the agent sees is one it loads on demand.
 pub(crate) fn is_lazy(profile: &AgentProfile, name: &str) -> bool {
-    profile.allows(name) && !profile.is_eager(name)
+    profile.mode(name) == Mode::Lazy
+}
+
+/// How an agent gets a skill: the one answer every surface asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Always in the prompt in full.
+    Eager,
+    /// Listed at level 1 and loaded on demand (`load_skill`).
+    Lazy,
+    /// Not in the agent's allowlist.
+    NotAllowed,
+}
+
+impl Mode {
+    /// `eager`, `lazy` or `not-allowed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Eager => "eager",
+            Mode::Lazy => "lazy",
+            Mode::NotAllowed => "not-allowed",
+        }
+    }
 }
 
 /// The agent record named `name`; records are sorted by key.

@@ -1,32 +1,122 @@
 //! Authoring: Insika's `write_skill`, `delete_skill` and `set_skill_agents`
-//! commands, with their checks and messages (reference §9). A write or
-//! delete goes to the store and then reloads the live catalog, so the next
-//! snapshot serves it.
+//! commands, with their checks and messages (reference §9). A write
+//! ([`LiveCatalog::write_skill`] with a [`WriteSkill`] request) or a delete
+//! ([`LiveCatalog::delete_skill`]) goes to the live catalog's own store and
+//! then reloads it, so the next snapshot serves it.
 
 use crate::agent::{AgentProfile, Eager};
-use crate::catalog::{BuildError, DEFAULT_MAX_FRONTMATTER, SkipReason};
-use crate::frontmatter::{self, BOM, Fences, FrontmatterMode};
-use crate::live::LiveCatalog;
-use crate::read;
-use crate::skill::Origin;
+use crate::catalog::LiveCatalog;
+use crate::model::{Origin, Skip, SkipReason};
+use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode};
+use crate::source::read;
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 use crate::store::{Precondition, Record, SkillStore, StoreError};
 
-/// Why an authoring command refused or failed.
+/// Why an authoring command refused or failed. The texts are Insika's.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthoringError {
-    /// The request is invalid (Insika's 422): the text says why.
-    #[error("{0}")]
-    Invalid(String),
-    /// Nothing to act on (Insika's 404).
-    #[error("{0}")]
-    NotFound(String),
+    /// A blank skill name (Insika's 422): `name is required`.
+    #[error("name is required")]
+    NameRequired,
+    /// A blank agent id (Insika's 422): `id is required`.
+    #[error("id is required")]
+    IdRequired,
+    /// The text has no closed frontmatter (422):
+    /// ``SKILL.md missing YAML frontmatter (--- ... ---)``.
+    #[error("SKILL.md missing YAML frontmatter (--- ... ---)")]
+    MissingFrontmatter,
+    /// The frontmatter has no usable `name` (422): ``frontmatter missing `name` ``.
+    #[error("frontmatter missing `name`")]
+    MissingName,
+    /// The catalog would skip the text for another reason (422): too large,
+    /// or a frontmatter that is not UTF-8. Displays the skip's detail.
+    #[error("{}", .0.detail.clone().unwrap_or_else(|| .0.reason.to_string()))]
+    Unloadable(Skip),
+    /// No record to delete (Insika's 404): `skill '<name>' not found`, plus
+    /// ` for agent '<agent>'`.
+    #[error("skill '{name}' not found{}", agent.as_ref().map(|a| format!(" for agent '{a}'")).unwrap_or_default())]
+    NotFound {
+        /// The skill name asked for.
+        name: String,
+        /// The agent scope asked for; `None` for the shared scope.
+        agent: Option<String>,
+    },
+    /// No agent profile of this id (404): `agent profile '<id>' not found`.
+    #[error("agent profile '{id}' not found")]
+    ProfileNotFound {
+        /// The agent id asked for.
+        id: String,
+    },
+    /// The live catalog was built without a store, so there is nothing to
+    /// write to.
+    #[error("the catalog has no skill store to write to")]
+    NoStore,
     /// The store refused or failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The write landed but the reload that follows it failed.
-    #[error("the change was stored, but the catalog did not reload: {0}")]
-    Reload(#[from] BuildError),
+}
+
+impl AuthoringError {
+    /// Whether the request itself was refused (Insika's 422), as opposed to
+    /// a missing record, a missing store or a store failure.
+    pub fn is_invalid_request(&self) -> bool {
+        matches!(
+            self,
+            AuthoringError::NameRequired
+                | AuthoringError::IdRequired
+                | AuthoringError::MissingFrontmatter
+                | AuthoringError::MissingName
+                | AuthoringError::Unloadable(_)
+        )
+    }
+}
+
+/// A `write_skill` request: the text of a `SKILL.md` to store under a name,
+/// for the shared scope or one agent, if a [`Precondition`] holds.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::authoring::WriteSkill;
+/// use skilldeck::store::Precondition;
+///
+/// let request = WriteSkill::new("pedido", "---\nname: pedido\n---\nFaça o pedido.\n")
+///     .agent("loja")
+///     .precondition(Precondition::Absent);
+/// assert_eq!((request.agent.as_deref(), &request.precondition), (Some("loja"), &Precondition::Absent));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteSkill {
+    /// The record's key (trimmed; blank is refused), whatever the
+    /// frontmatter's `name` says.
+    pub name: String,
+    /// The whole `SKILL.md` text.
+    pub content: String,
+    /// The agent whose own record this is; `None` (or blank) for the shared scope.
+    pub agent: Option<String>,
+    /// When the write may happen. Default: [`Precondition::Any`] (an upsert).
+    pub precondition: Precondition,
+}
+
+impl WriteSkill {
+    /// A shared, unconditional write of `content` under `name`.
+    pub fn new(name: impl Into<String>, content: impl Into<String>) -> WriteSkill {
+        WriteSkill { name: name.into(), content: content.into(), agent: None, precondition: Precondition::Any }
+    }
+
+    /// Writes the agent's own record instead of the shared one.
+    pub fn agent(mut self, agent: impl Into<String>) -> WriteSkill {
+        self.agent = Some(agent.into());
+        self
+    }
+
+    /// Writes only when `precondition` holds.
+    pub fn precondition(mut self, precondition: Precondition) -> WriteSkill {
+        self.precondition = precondition;
+        self
+    }
 }
 
 /// `name` trimmed, or `None` when blank: Insika's presence rule.
@@ -39,92 +129,79 @@ fn presence(value: Option<&str>) -> Option<&str> {
 ///
 /// # Errors
 ///
-/// [`AuthoringError::Invalid`] with Insika's texts:
-/// ``SKILL.md missing YAML frontmatter (--- ... ---)`` or
-/// ``frontmatter missing `name` ``; or the size limit's text.
+/// [`AuthoringError::MissingFrontmatter`], [`AuthoringError::MissingName`],
+/// or [`AuthoringError::Unloadable`] (the size limit).
 pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
     let bytes = content.as_bytes();
     if !matches!(frontmatter::fences(bytes.strip_prefix(BOM).unwrap_or(bytes)), Fences::Closed { .. }) {
-        return Err(AuthoringError::Invalid("SKILL.md missing YAML frontmatter (--- ... ---)".into()));
+        return Err(AuthoringError::MissingFrontmatter);
     }
     let origin = Origin::Store { agent: None };
     let mode = FrontmatterMode::Lenient;
     match read::parse(bytes, true, String::new(), origin, DEFAULT_MAX_FRONTMATTER, mode) {
         Ok(_) => Ok(()),
-        Err(skip) if skip.reason == SkipReason::MissingName => {
-            Err(AuthoringError::Invalid("frontmatter missing `name`".into()))
+        Err(skip) if skip.reason == SkipReason::MissingName => Err(AuthoringError::MissingName),
+        Err(skip) => Err(AuthoringError::Unloadable(skip)),
+    }
+}
+
+impl LiveCatalog {
+    /// `write_skill`: checks the name (`name is required`), then the text
+    /// ([`check_skill_md`]), writes the record to this catalog's own store
+    /// (the one its builder reads) when the precondition holds, and
+    /// reloads, so the next snapshot serves it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skilldeck::authoring::{AuthoringError, WriteSkill};
+    /// use skilldeck::store::MemoryStore;
+    /// use skilldeck::{Catalog, LiveCatalog};
+    ///
+    /// let live = LiveCatalog::new(Catalog::builder().store(Arc::new(MemoryStore::default())));
+    /// live.write_skill(&WriteSkill::new("pedido", "---\nname: pedido\n---\nfaz pedido\n"))?;
+    /// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "faz pedido\n");
+    /// let refused = live.write_skill(&WriteSkill::new("p", "sem frontmatter")).unwrap_err();
+    /// assert!(matches!(refused, AuthoringError::MissingFrontmatter));
+    /// assert_eq!(refused.to_string(), "SKILL.md missing YAML frontmatter (--- ... ---)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A refused request (nothing written: [`AuthoringError::is_invalid_request`]),
+    /// [`AuthoringError::NoStore`], or [`AuthoringError::Store`] for a store
+    /// failure or a precondition that does not hold
+    /// ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]).
+    pub fn write_skill(&self, request: &WriteSkill) -> Result<Record, AuthoringError> {
+        let name = presence(Some(&request.name)).ok_or(AuthoringError::NameRequired)?;
+        check_skill_md(&request.content)?;
+        let store = self.store().ok_or(AuthoringError::NoStore)?;
+        let record = store.write(name, &request.content, presence(request.agent.as_deref()), &request.precondition)?;
+        self.reload();
+        Ok(record)
+    }
+
+    /// `delete_skill`: deletes the record under `name` for `agent` (blank:
+    /// shared) from this catalog's store and reloads. With an agent it
+    /// removes only that agent's specialization; the agent falls back to the
+    /// shared skill. A skill that only exists on disk cannot be deleted.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthoringError::NameRequired`], [`AuthoringError::NotFound`],
+    /// [`AuthoringError::NoStore`], or a store failure.
+    pub fn delete_skill(&self, name: &str, agent: Option<&str>) -> Result<(), AuthoringError> {
+        let name = presence(Some(name)).ok_or(AuthoringError::NameRequired)?;
+        let agent = presence(agent);
+        let store = self.store().ok_or(AuthoringError::NoStore)?;
+        if !store.delete(name, agent)? {
+            return Err(AuthoringError::NotFound { name: name.to_owned(), agent: agent.map(str::to_owned) });
         }
-        Err(skip) => Err(AuthoringError::Invalid(skip.detail.unwrap_or_else(|| skip.reason.to_string()))),
+        self.reload();
+        Ok(())
     }
-}
-
-/// `write_skill`: checks the name (`name is required`), then the text
-/// ([`check_skill_md`]), writes the record under `name` (the key, whatever
-/// the frontmatter says) for `agent` (blank: shared) when `precondition`
-/// holds, and reloads `live`.
-///
-/// # Example
-///
-/// ```
-/// use std::sync::Arc;
-/// use skilldeck::store::{MemoryStore, Precondition};
-/// use skilldeck::{Catalog, LiveCatalog, authoring};
-///
-/// let store = Arc::new(MemoryStore::default());
-/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
-/// let any = Precondition::Any;
-/// authoring::write_skill(store.as_ref(), &live, Some("pedido"), "---\nname: pedido\n---\nfaz pedido\n", None, &any)?;
-/// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "faz pedido\n");
-/// let refused = authoring::write_skill(store.as_ref(), &live, Some("p"), "sem frontmatter", None, &any);
-/// assert_eq!(refused.unwrap_err().to_string(), "SKILL.md missing YAML frontmatter (--- ... ---)");
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// # Errors
-///
-/// [`AuthoringError::Invalid`] for a refused request (nothing written),
-/// [`AuthoringError::Store`] for a store failure or a precondition that
-/// does not hold ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]),
-/// [`AuthoringError::Reload`] when the write landed but the reload failed.
-pub fn write_skill(
-    store: &dyn SkillStore,
-    live: &LiveCatalog,
-    name: Option<&str>,
-    content: &str,
-    agent: Option<&str>,
-    precondition: &Precondition,
-) -> Result<Record, AuthoringError> {
-    let name = presence(name).ok_or_else(|| AuthoringError::Invalid("name is required".into()))?;
-    check_skill_md(content)?;
-    let record = store.write(name, content, presence(agent), precondition)?;
-    live.reload()?;
-    Ok(record)
-}
-
-/// `delete_skill`: deletes the record under `name` for `agent` (blank:
-/// shared) and reloads `live`. With an agent it removes only that agent's
-/// specialization; the agent falls back to the shared skill. A skill that
-/// only exists on disk cannot be deleted.
-///
-/// # Errors
-///
-/// [`AuthoringError::Invalid`] (`name is required`), [`AuthoringError::NotFound`]
-/// (`skill '<name>' not found`, plus ` for agent '<agent>'`), a store
-/// failure, or a failed reload after the delete landed.
-pub fn delete_skill(
-    store: &dyn SkillStore,
-    live: &LiveCatalog,
-    name: Option<&str>,
-    agent: Option<&str>,
-) -> Result<(), AuthoringError> {
-    let name = presence(name).ok_or_else(|| AuthoringError::Invalid("name is required".into()))?;
-    let agent = presence(agent);
-    if !store.delete(name, agent)? {
-        let scope = agent.map(|a| format!(" for agent '{a}'")).unwrap_or_default();
-        return Err(AuthoringError::NotFound(format!("skill '{name}' not found{scope}")));
-    }
-    live.reload()?;
-    Ok(())
 }
 
 /// What [`set_skill_agents`] did.
@@ -163,14 +240,14 @@ pub struct SkillAgents {
 ///
 /// # Errors
 ///
-/// [`AuthoringError::Invalid`] (`name is required`) for a blank name.
+/// [`AuthoringError::NameRequired`] for a blank name.
 pub fn set_skill_agents(
     profiles: &mut [AgentProfile],
     name: &str,
     agent_ids: &[String],
     eager_ids: Option<&[String]>,
 ) -> Result<SkillAgents, AuthoringError> {
-    let name = presence(Some(name)).ok_or_else(|| AuthoringError::Invalid("name is required".into()))?;
+    let name = presence(Some(name)).ok_or(AuthoringError::NameRequired)?;
     let mut done = SkillAgents { eager_for: eager_ids.unwrap_or_default().to_vec(), ..SkillAgents::default() };
     for profile in profiles.iter_mut() {
         let want = agent_ids.contains(&profile.id);
@@ -232,7 +309,7 @@ pub fn set_skill_agents_in(
     agent_ids: &[String],
     eager_ids: Option<&[String]>,
 ) -> Result<SkillAgents, AuthoringError> {
-    let mut done = Err(AuthoringError::Invalid("name is required".into()));
+    let mut done = Err(AuthoringError::NameRequired);
     store.update_profiles(&mut |profiles| done = set_skill_agents(profiles, name, agent_ids, eager_ids))?;
     done
 }
@@ -258,10 +335,10 @@ pub fn set_skill_agents_in(
 ///
 /// # Errors
 ///
-/// [`AuthoringError::Invalid`] (`id is required`) for a blank id; the
+/// [`AuthoringError::IdRequired`] for a blank id; the
 /// store's errors.
 pub fn update_agent(store: &dyn SkillStore, id: &str, skills: Option<Vec<String>>) -> Result<(), AuthoringError> {
-    let id = presence(Some(id)).ok_or_else(|| AuthoringError::Invalid("id is required".into()))?;
+    let id = presence(Some(id)).ok_or(AuthoringError::IdRequired)?;
     store.update_profiles(&mut |profiles| match profiles.iter_mut().find(|p| p.id == id) {
         Some(profile) => profile.skills = skills.clone(),
         None => profiles.push(AgentProfile { skills: skills.clone(), ..AgentProfile::new(id) }),

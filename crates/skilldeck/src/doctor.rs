@@ -30,18 +30,41 @@ use serde_json::Value;
 
 use crate::agent::{AgentProfile, Eager};
 use crate::catalog::Catalog;
-use crate::frontmatter::{self, Fences, Frontmatter, FrontmatterMode};
-use crate::skill::Origin;
+use crate::model::Origin;
+use crate::source::frontmatter::{self, Fences, Frontmatter, FrontmatterMode};
 use crate::store::{SkillStore, StoreError};
 use crate::text::{contains_word, fold, ruby_strip};
 
-/// The id of the check about eagerness: a stale `eager:` frontmatter key, an
-/// eager name outside the agent's allowlist.
-pub const SKILL_EAGER: &str = "skill-eager";
+/// Which of the doctor's checks a [`Finding`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Check {
+    /// `skill-eager`: a stale `eager:` frontmatter key, an eager name outside
+    /// the agent's allowlist.
+    SkillEager,
+    /// `skill-drift`: references between prompt files, skills and
+    /// allowlists that disagree.
+    SkillDrift,
+}
 
-/// The id of the check about references between prompt files, skills and
-/// allowlists.
-pub const SKILL_DRIFT: &str = "skill-drift";
+impl Check {
+    /// Both checks, in the order [`Doctor::check`] runs them.
+    pub const ALL: [Check; 2] = [Check::SkillEager, Check::SkillDrift];
+
+    /// The check's id, as Insika names it: `skill-eager` or `skill-drift`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Check::SkillEager => "skill-eager",
+            Check::SkillDrift => "skill-drift",
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Identity tokens too common to say which agent a text is about.
 const IDENTITY_STOPWORDS: [&str; 15] = [
@@ -62,9 +85,10 @@ const IDENTITY_STOPWORDS: [&str; 15] = [
     "default",
 ];
 
-/// How bad a finding is, from fine to broken.
+/// A finding's outcome, from passed to broken. (Not a severity: a check
+/// that passes reports [`Status::Ok`].)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Severity {
+pub enum Status {
     /// The check passed.
     Ok,
     /// Worth knowing; nothing is wrong.
@@ -75,24 +99,24 @@ pub enum Severity {
     Error,
 }
 
-impl Severity {
+impl Status {
     /// The glyph of the human report: `✓`, `•`, `!` or `✗`.
     pub fn glyph(self) -> &'static str {
         match self {
-            Severity::Ok => "✓",
-            Severity::Info => "•",
-            Severity::Warn => "!",
-            Severity::Error => "✗",
+            Status::Ok => "✓",
+            Status::Info => "•",
+            Status::Warn => "!",
+            Status::Error => "✗",
         }
     }
 
     /// `ok`, `info`, `warn` or `error`: the name used in JSON.
     pub fn as_str(self) -> &'static str {
         match self {
-            Severity::Ok => "ok",
-            Severity::Info => "info",
-            Severity::Warn => "warn",
-            Severity::Error => "error",
+            Status::Ok => "ok",
+            Status::Info => "info",
+            Status::Warn => "warn",
+            Status::Error => "error",
         }
     }
 }
@@ -103,27 +127,27 @@ impl Severity {
 /// # Example
 ///
 /// ```
-/// use skilldeck::doctor::{Finding, SKILL_EAGER, Severity};
+/// use skilldeck::doctor::{Check, Finding, Status};
 ///
-/// let finding = Finding { check: SKILL_EAGER, severity: Severity::Warn, message: "a message".into() };
+/// let finding = Finding { check: Check::SkillEager, status: Status::Warn, message: "a message".into() };
 /// assert_eq!(finding.to_string(), "! [skill-eager] a message");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// The check that found it: [`SKILL_EAGER`] or [`SKILL_DRIFT`].
-    pub check: &'static str,
-    /// How bad it is.
-    pub severity: Severity,
+    /// The check that found it.
+    pub check: Check,
+    /// Its outcome.
+    pub status: Status,
     /// What is wrong and what to do, in one line.
     pub message: String,
 }
 
 impl Finding {
-    fn new(check: &'static str, severity: Severity, message: String) -> Finding {
-        Finding { check, severity, message }
+    fn new(check: Check, status: Status, message: String) -> Finding {
+        Finding { check, status, message }
     }
 
-    /// `check crashed: <store error>`, an [`Severity::Error`] in place of
+    /// `check crashed: <store error>`, an [`Status::Error`] in place of
     /// `check`'s findings: Insika names the exception class before the
     /// message; a [`StoreError`]'s text already says what failed. For a
     /// caller whose own store read (the agents' profiles) failed too.
@@ -131,21 +155,21 @@ impl Finding {
     /// # Example
     ///
     /// ```
-    /// use skilldeck::doctor::{Finding, SKILL_DRIFT};
+    /// use skilldeck::doctor::{Check, Finding};
     /// use skilldeck::store::StoreError;
     ///
-    /// let error = StoreError::Backend { location: "skills.db".into(), message: "disk I/O error".into() };
-    /// let finding = Finding::crashed(SKILL_DRIFT, &error);
+    /// let error = StoreError::backend("skills.db", "disk I/O error");
+    /// let finding = Finding::crashed(Check::SkillDrift, &error);
     /// assert_eq!(finding.to_string(), "✗ [skill-drift] check crashed: skill store skills.db: disk I/O error");
     /// ```
-    pub fn crashed(check: &'static str, error: &StoreError) -> Finding {
-        Finding::new(check, Severity::Error, format!("check crashed: {error}"))
+    pub fn crashed(check: Check, error: &StoreError) -> Finding {
+        Finding::new(check, Status::Error, format!("check crashed: {error}"))
     }
 }
 
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}] {}", self.severity.glyph(), self.check, self.message)
+        write!(f, "{} [{}] {}", self.status.glyph(), self.check, self.message)
     }
 }
 
@@ -230,7 +254,7 @@ impl Agent {
 ///
 /// ```
 /// use skilldeck::AgentProfile;
-/// use skilldeck::doctor::{Agent, Doctor, Severity};
+/// use skilldeck::doctor::{Agent, Check, Doctor, Status};
 /// use skilldeck::store::{MemoryStore, SkillStore};
 ///
 /// let store = MemoryStore::default();
@@ -239,8 +263,8 @@ impl Agent {
 ///
 /// let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.check();
 /// assert_eq!(findings.len(), 2);
-/// assert_eq!(findings[0].check, "skill-eager");
-/// assert_eq!(findings[0].severity, Severity::Warn);
+/// assert_eq!(findings[0].check, Check::SkillEager);
+/// assert_eq!(findings[0].status, Status::Warn);
 /// assert!(findings[0].to_string().starts_with("! [skill-eager] skill 'formato' still declares `eager:`"));
 /// assert_eq!(
 ///     findings[1].to_string(),
@@ -356,7 +380,7 @@ fn mentions(folded_text: &str, term: &str) -> bool {
 }
 
 /// [`Finding::crashed`], as a check's only finding.
-fn crashed(check: &'static str, error: &StoreError) -> Vec<Finding> {
+fn crashed(check: Check, error: &StoreError) -> Vec<Finding> {
     vec![Finding::crashed(check, error)]
 }
 
@@ -365,8 +389,8 @@ impl Doctor<'_> {
     ///
     /// `skill-eager` is skipped (gives nothing) unless a catalog, a store or
     /// agents are given; `skill-drift` unless a catalog or a store, and
-    /// agents, are. A check that passes gives one [`Severity::Ok`] finding; a
-    /// store that fails gives one [`Severity::Error`] finding
+    /// agents, are. A check that passes gives one [`Status::Ok`] finding; a
+    /// store that fails gives one [`Status::Error`] finding
     /// `check crashed: <error>` in place of that check's findings.
     pub fn check(&self) -> Vec<Finding> {
         let sources = self.sources();
@@ -433,9 +457,9 @@ impl Doctor<'_> {
         }
         let sources = match sources {
             Ok(sources) => sources,
-            Err(error) => return crashed(SKILL_EAGER, error),
+            Err(error) => return crashed(Check::SkillEager, error),
         };
-        let warn = |message| Finding::new(SKILL_EAGER, Severity::Warn, message);
+        let warn = |message| Finding::new(Check::SkillEager, Status::Warn, message);
         let mut findings: Vec<Finding> = sources
             .iter()
             .filter(|s| s.eager)
@@ -461,7 +485,7 @@ impl Doctor<'_> {
         }
         if findings.is_empty() {
             let message = "skill eagerness: per-agent (profile.skills_eager), no stale frontmatter";
-            findings.push(Finding::new(SKILL_EAGER, Severity::Ok, message.into()));
+            findings.push(Finding::new(Check::SkillEager, Status::Ok, message.into()));
         }
         findings
     }
@@ -473,11 +497,11 @@ impl Doctor<'_> {
         }
         let sources = match sources {
             Ok(sources) => sources,
-            Err(error) => return crashed(SKILL_DRIFT, error),
+            Err(error) => return crashed(Check::SkillDrift, error),
         };
         let specialized = match self.specialized() {
             Ok(specialized) => specialized,
-            Err(error) => return crashed(SKILL_DRIFT, &error),
+            Err(error) => return crashed(Check::SkillDrift, &error),
         };
         let mut findings = unallowed_in_prompt_files(agents, sources);
         findings.extend(shared_naming_a_holder(agents, sources, &specialized));
@@ -485,7 +509,7 @@ impl Doctor<'_> {
         findings.extend(companions_outside_allowlists(agents, sources));
         if findings.is_empty() {
             let message = "skill references: prompt files, shared bodies and companions all consistent";
-            findings.push(Finding::new(SKILL_DRIFT, Severity::Ok, message.into()));
+            findings.push(Finding::new(Check::SkillDrift, Status::Ok, message.into()));
         }
         findings
     }
@@ -504,7 +528,7 @@ impl Doctor<'_> {
 }
 
 fn drift(message: String) -> Finding {
-    Finding::new(SKILL_DRIFT, Severity::Warn, message)
+    Finding::new(Check::SkillDrift, Status::Warn, message)
 }
 
 /// Drift (1): a prompt file names a skill its agent may not load.

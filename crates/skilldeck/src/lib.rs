@@ -19,7 +19,7 @@
 //! let catalog = Catalog::builder()
 //!     .root(dir.path())
 //!     .skill(SkillDef::new("release").description("Cut a release.").content("1. Bump."))
-//!     .build()?;
+//!     .build();
 //! assert!(render::toolnexus(&catalog).ends_with("- **hello**: Say hello.\n- **release**: Cut a release."));
 //!
 //! let out = SkillTool::new(&catalog).call(&json!({"name": "hello"}));
@@ -39,39 +39,37 @@
 
 mod agent;
 pub mod authoring;
-mod budget;
 mod catalog;
-mod confine;
-mod convention;
 pub mod doctor;
-mod frontmatter;
-mod live;
-mod load_skill;
-mod read;
+
+mod model;
 pub mod render;
 pub mod search;
-mod skill;
+mod source;
 pub mod store;
 mod text;
 mod tool;
 pub mod validate;
 
-pub use agent::{Activation, AgentProfile, AgentView, Eager, Reason};
-#[cfg(feature = "tokens")]
-pub use budget::Encoding;
-pub use budget::{Budget, Fitted, ParseBudgetError, Report, Unit, closing_line};
+pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Mode, Reason};
 pub use catalog::{
-    BuildError, Catalog, CatalogBuilder, DEFAULT_MAX_FRONTMATTER, Filter, Provider, ProviderError, SampleLimit,
-    Shadowed, Skip, SkipReason, Source, Warning,
+    Catalog, CatalogBuilder, Filter, InvalidSampleLimit, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed,
+    Source,
 };
-pub use confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
-pub use convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
-pub use frontmatter::{Frontmatter, FrontmatterMode, YamlProblem};
-pub use live::LiveCatalog;
-pub use load_skill::LoadSkillTool;
+#[cfg(feature = "tokens")]
+pub use render::budget::Encoding;
+pub use render::budget::{Budget, BudgetReport, Fitted, ParseBudgetError, Unit, closing_line};
+
+pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use search::{Hit, SearchResults};
-pub use skill::{Origin, Skill, SkillDef};
-pub use skilldeck_walk::{LimitHit, Limits as WalkLimits, Symlinks};
+// The walker's types appear in the engine's own signatures (`walk_limits`,
+// `Warning::WalkLimit`, `Catalog::skill_files`): re-exported under their own
+// names, so a user needs no dependency on `skilldeck-walk`.
+pub use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walk};
+pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
+pub use source::convention::{ConventionalRoots, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
+pub use source::frontmatter::{Frontmatter, FrontmatterMode};
+pub use source::read::DEFAULT_MAX_FRONTMATTER;
 pub use text::escape_control;
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};
 
@@ -82,3 +80,16 @@ pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, To
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+// Hosts share these across threads (a server's request handlers, a Studio's
+// pages, a reload thread): a change that made one of them lose `Send` or
+// `Sync` must fail this crate's build, not a user's.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Catalog>();
+    send_sync::<CatalogBuilder>();
+    send_sync::<LiveCatalog>();
+    send_sync::<Skill>();
+    send_sync::<store::MemoryStore>();
+    send_sync::<std::sync::Arc<dyn store::SkillStore>>();
+};

@@ -1,11 +1,14 @@
-//! Level 1: the catalogs an agent reads in its system prompt.
+//! Level 1: the catalogs an agent reads in its system prompt, and (in
+//! `budget.rs`) the same catalogs fitted to a character or token budget.
+
+pub(crate) mod budget;
 
 // Writing to a String cannot fail; the `let _ =` on each `write!` says so.
 use std::fmt::Write;
 
 use crate::agent::Activation;
 use crate::catalog::Catalog;
-use crate::skill::Skill;
+use crate::model::Skill;
 use crate::text::{ruby_strip, xml_escape, xml_escape_text};
 
 /// The instruction under Insika's `<available_skills>` list.
@@ -28,12 +31,11 @@ pub const TOOLNEXUS_EMPTY: &str = "No skills are currently available.";
 ///     .skill(SkillDef::new("zeta").description("Last."))
 ///     .skill(SkillDef::new("alpha").description("First."))
 ///     .skill(SkillDef::new("silent"))
-///     .build()?;
+///     .build();
 /// assert_eq!(
 ///     render::toolnexus(&catalog),
 ///     format!("{}\n\n## Available Skills\n- **alpha**: First.\n- **zeta**: Last.", render::TOOLNEXUS_PREAMBLE)
 /// );
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn toolnexus(catalog: &Catalog) -> String {
     Layout::Toolnexus.render(&toolnexus_skills(catalog))
@@ -54,12 +56,11 @@ pub(crate) fn toolnexus_skills(catalog: &Catalog) -> Vec<&Skill> {
 /// ```
 /// use skilldeck::{Catalog, SkillDef, render};
 ///
-/// let catalog = Catalog::builder().skill(SkillDef::new("a").description("x & y")).build()?;
+/// let catalog = Catalog::builder().skill(SkillDef::new("a").description("x & y")).build();
 /// assert_eq!(
 ///     render::agentskills(&catalog),
 ///     "<available_skills>\n<skill>\n<name>\na\n</name>\n<description>\nx &amp; y\n</description>\n<location>\nskill://a/\n</location>\n</skill>\n</available_skills>"
 /// );
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn agentskills(catalog: &Catalog) -> String {
     Layout::Agentskills.render(&agentskills_skills(catalog))
@@ -83,14 +84,13 @@ pub(crate) fn agentskills_skills(catalog: &Catalog) -> Vec<&Skill> {
 /// ```
 /// use skilldeck::{Catalog, SkillDef, render};
 ///
-/// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio")).build()?;
+/// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio")).build();
 /// let skills: Vec<_> = catalog.skills().collect();
 /// assert_eq!(
 ///     render::insika(&skills),
 ///     format!("<available_skills>\n  <skill name=\"cardapio\">o cardápio</skill>\n</available_skills>\n\n{}", render::INSIKA_INSTRUCTION)
 /// );
 /// assert_eq!(render::insika(&[]), "");
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub fn insika(skills: &[&Skill]) -> String {
     Layout::Insika.render(skills)

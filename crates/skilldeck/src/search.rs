@@ -26,7 +26,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::agent::AgentView;
 use crate::catalog::Catalog;
-use crate::skill::{Origin, Skill};
+use crate::model::{Origin, Skill};
 use crate::text::{fold, is_word_char};
 
 /// What a search found: the ranked hits, or none and `abstained` when
@@ -40,12 +40,11 @@ use crate::text::{fold, is_word_char};
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("pdf-forms").description("Fill in and flatten PDF forms.").content("Use pdftk."))
 ///     .skill(SkillDef::new("release").description("Cut a release of the project.").content("1. Bump."))
-///     .build()?;
+///     .build();
 /// let found = catalog.search("fill a pdf form", 10);
 /// assert!(!found.abstained);
 /// assert_eq!(found.hits[0].skill.name(), "pdf-forms");
 /// assert!(catalog.search("what is the weather in Lisbon", 10).abstained);
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SearchResults<'c> {
@@ -498,10 +497,9 @@ impl Catalog {
     /// let catalog = Catalog::builder()
     ///     .skill(SkillDef::new("pdf").description("Read PDF files."))
     ///     .skill(SkillDef::new("pdf-forms").description("Fill PDF forms."))
-    ///     .build()?;
+    ///     .build();
     /// assert_eq!(catalog.search("pdf", 1).hits[0].skill.name(), "pdf");
     /// assert_eq!(catalog.search("", 10).abstained, true);
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
         let index = self.search_index();
@@ -531,11 +529,10 @@ impl<'c> AgentView<'c> {
     /// let catalog = Catalog::builder()
     ///     .skill(SkillDef::new("refunds").description("Refund an order."))
     ///     .skill(SkillDef::new("refund-audit").description("Audit refunds."))
-    ///     .build()?;
+    ///     .build();
     /// let profile = AgentProfile::new("support").allow(["refunds"]);
     /// let found = catalog.view(&profile).search("refunds", 10);
     /// assert_eq!(found.hits.iter().map(|h| h.skill.name()).collect::<Vec<_>>(), ["refunds"]);
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'c> {
         let catalog = self.catalog();

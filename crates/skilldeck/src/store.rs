@@ -201,14 +201,51 @@ pub enum StoreError {
         /// What it does not keep.
         what: &'static str,
     },
-    /// The backend failed: I/O, a corrupt file, a lost connection.
+    /// The backend failed: I/O, a corrupt file, a lost connection. Made
+    /// with [`StoreError::backend`] (and [`StoreError::caused_by`] to keep
+    /// the driver's error).
     #[error("skill store {location}: {message}")]
+    #[non_exhaustive]
     Backend {
         /// The store: a file path or a server address.
         location: String,
-        /// What went wrong.
+        /// What went wrong, in words for a person.
         message: String,
+        /// The driver's own error, when one caused this (its kind, its
+        /// code): [`std::error::Error::source`] returns it.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
+}
+
+impl StoreError {
+    /// A [`StoreError::Backend`] at `location`.
+    ///
+    /// ```
+    /// use std::error::Error;
+    /// use skilldeck::store::StoreError;
+    ///
+    /// let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied");
+    /// let error = StoreError::backend("skills.db", "cannot open the file").caused_by(io);
+    /// assert_eq!(error.to_string(), "skill store skills.db: cannot open the file");
+    /// let source = error.source().unwrap().downcast_ref::<std::io::Error>().unwrap();
+    /// assert_eq!(source.kind(), std::io::ErrorKind::PermissionDenied);
+    /// ```
+    pub fn backend(location: impl Into<String>, message: impl Into<String>) -> StoreError {
+        StoreError::Backend { location: location.into(), message: message.into(), source: None }
+    }
+
+    /// This error with `source` as its cause, when it is a
+    /// [`StoreError::Backend`] (any other error is returned as it is).
+    #[must_use]
+    pub fn caused_by(self, source: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+        match self {
+            StoreError::Backend { location, message, .. } => {
+                StoreError::Backend { location, message, source: Some(Box::new(source)) }
+            }
+            other => other,
+        }
+    }
 }
 
 fn for_agent(agent: Option<&str>) -> String {

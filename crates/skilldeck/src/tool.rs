@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::catalog::{Catalog, SKILL_MD, SampleLimit};
-use crate::skill::{Origin, Skill};
+use crate::catalog::{Catalog, SampleLimit};
+use crate::model::{Origin, Skill};
+use crate::source::walk::SKILL_MD;
 use crate::text::{file_url, fold, js_trim};
 
 /// What a tool call returns: the text for the model, whether it is an error,
@@ -98,14 +99,13 @@ impl ToolDeclaration {
 ///
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("release").content("1. Bump the version.\n"))
-///     .build()?;
+///     .build();
 /// let tool = SkillTool::new(&catalog);
 /// let found = tool.call(&json!({"name": "release"}));
 /// assert!(!found.is_error);
 /// assert!(found.output.starts_with("<skill_content name=\"release\">\n# Skill: release\n\n1. Bump the version.\n"));
 /// let missing = tool.call(&json!({"name": "deploy"}));
 /// assert_eq!(missing.output, "Skill \"deploy\" not found. Available skills: release");
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct SkillTool {
@@ -222,12 +222,11 @@ pub(crate) fn name_argument<'a>(args: &'a Value, tool: &str) -> Result<&'a str, 
 /// use skilldeck::{Catalog, NOT_FOUND_NAMES_MAX, SkillDef, SkillTool};
 ///
 /// let defs = (0..1000).map(|i| SkillDef::new(format!("skill-{i:04}")).description("Does a thing."));
-/// let catalog = Catalog::builder().skills(defs).build()?;
+/// let catalog = Catalog::builder().skills(defs).build();
 /// let out = SkillTool::new(&catalog).call(&json!({"name": "skill-0O12"}));
 /// assert!(out.output.starts_with("Skill \"skill-0O12\" not found. Closest skills: skill-0012, "));
 /// assert!(out.output.ends_with(" (and 990 more; use find_skills to search them)"));
 /// assert!(out.output.len() < NOT_FOUND_NAMES_MAX);
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 pub const NOT_FOUND_NAMES_MAX: usize = 4_000;
 

@@ -5,7 +5,7 @@
 //! [`Validator::validate`] takes a skill directory, a `SKILL.md`, or a root
 //! holding many skills (walked as the catalog walks a root: `.git` and
 //! `node_modules` are never entered, links are followed once, the walk
-//! limits apply) and returns one [`Report`] per skill, each a list of
+//! limits apply) and returns one [`Validation`] per skill, each a list of
 //! [`Diagnostic`]s. [`read_properties`] is `skills-ref read-properties`.
 //!
 //! # Severity
@@ -54,8 +54,9 @@ use serde_saphyr::Spanned;
 use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::catalog::{DEFAULT_MAX_FRONTMATTER, SKILL_MD, candidate_order, walker};
-use crate::frontmatter::BOM;
+use crate::source::frontmatter::BOM;
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
+use crate::source::walk::{SKILL_MD, candidate_order, walker};
 use skilldeck_walk::{Limits, Symlinks, parallel_map};
 
 /// `skills-ref`'s `MAX_SKILL_NAME_LENGTH`.
@@ -312,9 +313,24 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// A diagnostic is what went wrong with a skill: it can be returned, boxed
+/// or chained as an error (its `Display` is the one-line form above).
+///
+/// ```
+/// use skilldeck::validate::Validator;
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("SKILL.md"), "no frontmatter\n")?;
+/// let first = Validator::new().validate(dir.path()).remove(0).diagnostics.remove(0);
+/// let error: Box<dyn std::error::Error + Send + Sync> = Box::new(first);
+/// assert!(error.to_string().ends_with("SKILL.md: error: SKILL.md must start with YAML frontmatter (---)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl std::error::Error for Diagnostic {}
+
 /// The findings about one skill (or about a path that holds none).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report {
+pub struct Validation {
     /// The skill directory, as given or walked.
     pub dir: PathBuf,
     /// The `SKILL.md` checked; `None` when none was found (or for a root's
@@ -325,7 +341,7 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl Report {
+impl Validation {
     /// No [`Severity::Error`] among the diagnostics.
     pub fn is_valid(&self) -> bool {
         self.errors().next().is_none()
@@ -422,10 +438,10 @@ impl Validator {
     /// a `SKILL.md` file, or a root whose skills are found as the catalog
     /// finds them (depth, then code-point order). One report per skill; a path
     /// that is none of these gives one report with an error.
-    pub fn validate(&self, path: impl AsRef<Path>) -> Vec<Report> {
+    pub fn validate(&self, path: impl AsRef<Path>) -> Vec<Validation> {
         let path = path.as_ref();
         let report = |check, message: String| {
-            vec![Report {
+            vec![Validation {
                 dir: path.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(check, message, path, None)],
@@ -464,7 +480,7 @@ impl Validator {
     }
 
     /// Every `SKILL.md` below `root` (a directory without one of its own).
-    fn validate_root(&self, root: &Path) -> Vec<Report> {
+    fn validate_root(&self, root: &Path) -> Vec<Validation> {
         let walker = walker(root, self.symlinks, self.limits);
         let mut walk = walker.files(|name| name.to_string_lossy().eq_ignore_ascii_case(SKILL_MD));
         walk.files.sort_by(candidate_order);
@@ -487,7 +503,7 @@ impl Validator {
             self.check_file(&dir, &file.path, Some(file.regular))
         });
         if reports.is_empty() {
-            reports.push(Report {
+            reports.push(Validation {
                 dir: root.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(
@@ -501,7 +517,7 @@ impl Validator {
         if let Some(limit) = walk.limit_hit {
             let message =
                 format!("walk of {} stopped at the {limit}; skills below it were not checked", root.display());
-            reports.push(Report {
+            reports.push(Validation {
                 dir: root.to_path_buf(),
                 skill_md: None,
                 diagnostics: vec![self.diagnostic(Check::WalkLimit, message, root, None)],
@@ -511,7 +527,7 @@ impl Validator {
     }
 
     /// Reads and checks one skill's file.
-    fn check_file(&self, dir: &Path, skill_md: &Path, regular: Option<bool>) -> Report {
+    fn check_file(&self, dir: &Path, skill_md: &Path, regular: Option<bool>) -> Validation {
         let mut diagnostics = Vec::new();
         let file_name = skill_md.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         if file_name != SKILL_MD {
@@ -523,9 +539,9 @@ impl Validator {
                 let name = dir_name(dir);
                 diagnostics.extend(self.check_bytes(&bytes, truncated, skill_md, Some(&name)));
             }
-            Err(message) => diagnostics.push(self.diagnostic(Check::Unreadable, message, skill_md, None)),
+            Err(error) => diagnostics.push(self.diagnostic(Check::Unreadable, error.to_string(), skill_md, None)),
         }
-        Report { dir: dir.to_path_buf(), skill_md: Some(skill_md.to_path_buf()), diagnostics }
+        Validation { dir: dir.to_path_buf(), skill_md: Some(skill_md.to_path_buf()), diagnostics }
     }
 
     fn diagnostic(&self, check: Check, message: String, path: &Path, position: Option<(u64, u64)>) -> Diagnostic {
@@ -780,20 +796,29 @@ fn find_skill_md(dir: &Path) -> Option<PathBuf> {
     [SKILL_MD, "skill.md"].iter().map(|name| dir.join(name)).find(|path| path.exists())
 }
 
+/// Why a `SKILL.md` could not be read; its text is the diagnostic's message.
+#[derive(Debug, thiserror::Error)]
+enum ReadError {
+    /// A FIFO, a device, a directory: never opened (a FIFO would block).
+    #[error("not a regular file")]
+    NotRegular,
+    /// The file system refused.
+    #[error("the file cannot be read: {0}")]
+    Io(#[from] io::Error),
+}
+
 /// Reads at most [`MAX_READ`] bytes: `(bytes, cut short)`, or why not. A
 /// file that is not regular (a FIFO would block) is not opened.
-fn read_file(path: &Path, regular: Option<bool>) -> Result<(Vec<u8>, bool), String> {
+fn read_file(path: &Path, regular: Option<bool>) -> Result<(Vec<u8>, bool), ReadError> {
     let regular = match regular {
         Some(regular) => regular,
-        None => std::fs::metadata(path).map_err(|e| format!("the file cannot be read: {e}"))?.is_file(),
+        None => std::fs::metadata(path)?.is_file(),
     };
     if !regular {
-        return Err("not a regular file".into());
+        return Err(ReadError::NotRegular);
     }
     let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|file| file.take(MAX_READ + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("the file cannot be read: {e}"))?;
+    File::open(path).and_then(|file| file.take(MAX_READ + 1).read_to_end(&mut bytes))?;
     let truncated = bytes.len() as u64 > MAX_READ;
     bytes.truncate(MAX_READ as usize);
     Ok((bytes, truncated))

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use skilldeck::{
-    AgentProfile, BuildError, Catalog, CatalogBuilder, FrontmatterMode, LimitHit, LoadSkillTool, Origin, SkillDef,
-    SkillTool, Skip, SkipReason, WalkLimits, Warning,
+    AgentProfile, Catalog, CatalogBuilder, FrontmatterMode, InvalidSampleLimit, LimitHit, Limits, LoadSkillTool,
+    Origin, SampleLimit, SkillDef, SkillTool, Skip, SkipReason, Warning,
 };
 
 use skilldeck::store::{MemoryStore, SkillStore};
@@ -51,7 +51,7 @@ fn builder(tree: &Tree) -> CatalogBuilder {
 
 /// Builds `builder` with a time bound.
 fn build(builder: CatalogBuilder) -> Catalog {
-    within(20, "build", move || builder.build().expect("build"))
+    within(20, "build", move || builder.build())
 }
 
 /// The location a skip or skill at `rel` has: the walked, absolute path.
@@ -724,11 +724,8 @@ fn a_body_over_16_mib_from_a_store_or_data_is_never_served() {
     let big = "x".repeat(16 * MB + 1);
     let store = Arc::new(MemoryStore::default());
     store.write("stored", &format!("---\nname: stored\n---\n{big}"), None, &Precondition::Any).unwrap();
-    let catalog = Catalog::builder()
-        .skill(SkillDef::new("data").description("d").content(big.clone()))
-        .store(store)
-        .build()
-        .unwrap();
+    let catalog =
+        Catalog::builder().skill(SkillDef::new("data").description("d").content(big.clone())).store(store).build();
     for (name, what) in [("data", "skill://data/"), ("stored", "store:stored")] {
         let out = SkillTool::new(&catalog).call(&json!({"name": name}));
         let refusal = format!("{what} is 16777217 bytes, more than the 16777216 bytes (16 MiB) skilldeck serves");
@@ -936,7 +933,7 @@ fn a_companion_that_cannot_be_read_is_left_out_everywhere() {
 fn a_walk_limit_is_a_warning_and_shallower_skills_still_load() {
     let tree = tree();
     tree.skill("a/b/c/deep", "deep", "Too deep.", "x");
-    let limits = WalkLimits { max_depth: 2, ..WalkLimits::default() };
+    let limits = Limits { max_depth: 2, ..Limits::default() };
 
     let catalog = build(builder(&tree).walk_limits(limits));
     assert_eq!(names(&catalog), ["good"]);
@@ -972,11 +969,11 @@ fn a_chain_of_200_dirs_stops_at_the_default_depth() {
 fn the_dirs_and_entries_limits_are_warnings() {
     let tree = tree();
     tree.skill("z", "z", "Last.", "x");
-    let dirs = build(builder(&tree).walk_limits(WalkLimits { max_dirs: 2, ..WalkLimits::default() }));
+    let dirs = build(builder(&tree).walk_limits(Limits { max_dirs: 2, ..Limits::default() }));
     assert_eq!(names(&dirs), ["good"]);
     assert_eq!(dirs.warnings(), [Warning::WalkLimit { root: tree.root().to_path_buf(), limit: LimitHit::Dirs(2) }]);
 
-    let entries = build(builder(&tree).walk_limits(WalkLimits { max_entries: 3, ..WalkLimits::default() }));
+    let entries = build(builder(&tree).walk_limits(Limits { max_entries: 3, ..Limits::default() }));
     // Root: good (1), z (2); good: SKILL.md (3), scripts (4): stop.
     assert_eq!(names(&entries), ["good"]);
     assert_eq!(
@@ -1040,17 +1037,20 @@ fn a_named_data_skill_with_an_empty_base_gets_the_default_base() {
 }
 
 #[test]
-fn a_sample_limit_below_minus_one_fails_the_build() {
-    let tree = tree();
+fn a_sample_limit_below_minus_one_is_refused_before_any_build() {
     for n in [-2, -100, i64::MIN] {
-        let error = builder(&tree).sample_limit(n).build().unwrap_err();
-        assert_eq!(error, BuildError::SampleLimit(n));
+        let error = SampleLimit::from_config(n).unwrap_err();
+        assert_eq!(error, InvalidSampleLimit(n));
         assert_eq!(
             error.to_string(),
             format!("invalid sample limit {n}: use 0 (ten files), a positive cap, or -1 (no file list)")
         );
     }
-    assert!(builder(&tree).sample_limit(-1).build().is_ok());
+    let tree = tree();
+    assert_eq!(
+        builder(&tree).sample_limit(SampleLimit::from_config(-1).unwrap()).build().sample_limit(),
+        SampleLimit::Off
+    );
 }
 
 // ---------------------------------------------------------------------------

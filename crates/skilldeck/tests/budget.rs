@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use skilldeck::render::{INSIKA_INSTRUCTION, TOOLNEXUS_EMPTY, TOOLNEXUS_PREAMBLE};
-use skilldeck::{Budget, Catalog, Fitted, Report, Skill, SkillDef, render};
+use skilldeck::{Budget, BudgetReport, Catalog, Fitted, Skill, SkillDef, render};
 
 use crate::util::Tree;
 
@@ -18,7 +18,6 @@ fn fixture() -> Catalog {
         .skill(SkillDef::new("silent"))
         .skill(SkillDef::new("blank").description(""))
         .build()
-        .unwrap()
 }
 
 fn toolnexus(entries: &str) -> String {
@@ -202,7 +201,7 @@ fn insika_triggers_are_never_cut() {
         "---\nname: cardapio\ndescription: Mostra o cardápio do dia com preços e alergênicos.\ntriggers: cardápio, menu do dia\n---\nbody\n",
     );
     tree.skill("formato", "formato", "Formata a resposta.", "body");
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let skills: Vec<&Skill> = catalog.skills().collect();
     assert_eq!(render::insika(&skills).chars().count(), 450);
     let fitted = Budget::chars(430).insika(&skills);
@@ -364,7 +363,7 @@ fn check_accounts(
     budget: Budget,
     catalog: &Catalog,
     text: &str,
-    report: &Report<'_>,
+    report: &BudgetReport<'_>,
 ) -> Result<usize, TestCaseError> {
     prop_assert_eq!(report.used, budget.measure(text));
     prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
@@ -427,7 +426,7 @@ fn catalogs() -> impl Strategy<Value = Catalog> {
     let description = prop_oneof![Just(None), "\\PC{0,50}".prop_map(Some), "[ a-z&<>\"']{0,70}".prop_map(Some)];
     prop::collection::vec(("[a-zé&<'\"-]{1,8}", description), 0..12).prop_map(|skills| {
         let defs = skills.into_iter().map(|(name, description)| SkillDef { description, ..SkillDef::new(name) });
-        Catalog::builder().skills(defs).build().expect("catalog")
+        Catalog::builder().skills(defs).build()
     })
 }
 
@@ -465,7 +464,7 @@ fn a_large_catalog_fits_a_small_budget() {
         SkillDef::new(format!("skill-{i:05}"))
             .description(format!("Handles task number {i} of the benchmark; use it when the user asks for task {i}."))
     });
-    let catalog = Catalog::builder().skills(defs).build().unwrap();
+    let catalog = Catalog::builder().skills(defs).build();
     for format in FORMATS {
         let fitted = check(format, Budget::chars(8000), &catalog).unwrap();
         assert!(fitted.report.used > 7900, "{format:?}: {}", fitted.report.used);
@@ -518,7 +517,7 @@ proptest! {
 #[test]
 fn a_closed_text_names_what_it_left_out() {
     let defs = (0..8).map(|i| SkillDef::new(format!("skill-{i}")).description(format!("Handles task {i}.")));
-    let catalog = Catalog::builder().skills(defs).build().unwrap();
+    let catalog = Catalog::builder().skills(defs).build();
     let fitted = Budget::chars(300).closed("find_skills", |b| b.toolnexus(&catalog));
     assert_eq!(
         fitted.text,

@@ -3,7 +3,7 @@
 //! exact bytes. Fixture texts are our own; the formats are the facts.
 
 use serde_json::json;
-use skilldeck::{Catalog, CatalogBuilder, Filter, SkillDef, SkillTool, render};
+use skilldeck::{Catalog, CatalogBuilder, Filter, SampleLimit, SkillDef, SkillTool, render};
 
 use crate::util::Tree;
 
@@ -11,7 +11,7 @@ const PREAMBLE: &str = "Skills provide specialized instructions and workflows fo
 const RELATIVE: &str = "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.";
 
 fn build(builder: CatalogBuilder) -> Catalog {
-    builder.build().expect("catalog")
+    builder.build()
 }
 
 fn call(catalog: &Catalog, name: &str) -> String {
@@ -179,9 +179,9 @@ fn v6_data_skills_use_their_base_and_resources() {
 #[test]
 fn v7_sample_limits_cap_the_block_or_remove_it() {
     let data = || Catalog::builder().skill(SkillDef::new("z").content("b").resources(["r1", "r2", "r3"]));
-    let capped = call(&build(data().sample_limit(2)), "z");
+    let capped = call(&build(data().sample_limit(SampleLimit::Max(2))), "z");
     assert!(capped.contains("<skill_files>\n<file>r1</file>\n<file>r2</file>\n</skill_files>"), "{capped}");
-    let off = call(&build(data().sample_limit(-1)), "z");
+    let off = call(&build(data().sample_limit(SampleLimit::Off)), "z");
     assert!(!off.contains("<skill_files>") && !off.contains("Note: file list is sampled"));
     assert!(off.ends_with(&format!("{RELATIVE}\n</skill_content>")));
 
@@ -191,7 +191,10 @@ fn v7_sample_limits_cap_the_block_or_remove_it() {
         tree.file(&format!("many/f{i:02}.txt"), "x");
     }
     let count = |limit: i64| {
-        let out = call(&build(Catalog::builder().root(tree.root()).sample_limit(limit)), "many");
+        let out = call(
+            &build(Catalog::builder().root(tree.root()).sample_limit(SampleLimit::from_config(limit).unwrap())),
+            "many",
+        );
         (out.matches("<file>").count(), out.contains("Note: file list is sampled."))
     };
     assert_eq!(count(0), (10, true));
@@ -205,7 +208,7 @@ fn v7_sample_limits_cap_the_block_or_remove_it() {
         per_call
             .contains(&format!("<skill_files>\n<file>{}</file>\n</skill_files>", tree.path("many/f00.txt").display()))
     );
-    assert!(matches!(Catalog::builder().sample_limit(-2).build(), Err(skilldeck::BuildError::SampleLimit(-2))));
+    assert_eq!(SampleLimit::from_config(-2), Err(skilldeck::InvalidSampleLimit(-2)));
 }
 
 #[test]
@@ -231,7 +234,7 @@ fn v8_sampling_is_sorted_by_code_point_then_capped() {
         .file("s/.git/HEAD", "x")
         .file("s/nested/SKILL.md", "---\nname: nested\n---\n");
     tree.file("s/.hidden", "x");
-    let catalog = build(Catalog::builder().root(tree.root()).sample_limit(50));
+    let catalog = build(Catalog::builder().root(tree.root()).sample_limit(SampleLimit::Max(50)));
     let out = call(&catalog, "s");
     let dir = tree.path("s").display().to_string();
     let listed: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("<file>")?.strip_suffix("</file>")).collect();

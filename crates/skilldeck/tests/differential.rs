@@ -69,7 +69,7 @@
 use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
-use skilldeck::{Catalog, Filter, SkillDef, SkillTool, Warning, render};
+use skilldeck::{Catalog, Filter, SampleLimit, SkillDef, SkillTool, Warning, render};
 
 use crate::util::{Oracle, Tree, workspace};
 
@@ -139,11 +139,11 @@ impl Case {
         let mut builder = Catalog::builder()
             .roots(self.roots.iter().cloned())
             .skills(self.defs.iter().cloned())
-            .sample_limit(self.sample_limit);
+            .sample_limit(SampleLimit::from_config(self.sample_limit).unwrap());
         if let Some(entries) = &self.filter {
             builder = builder.filter(Filter::new(entries.iter().cloned()));
         }
-        builder.build().unwrap_or_else(|e| panic!("{}: the catalog did not build: {e}", self.label))
+        builder.build()
     }
 
     fn request(&self, calls: &[String]) -> Value {

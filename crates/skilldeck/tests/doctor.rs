@@ -2,7 +2,7 @@
 //! spec inventory of §10.8 (items 116–135) with the exact messages, on real
 //! directories for disk seeds and a `MemoryStore` for authored records.
 
-use skilldeck::doctor::{Agent, Doctor, Finding, SKILL_DRIFT, SKILL_EAGER, Severity};
+use skilldeck::doctor::{Agent, Check, Doctor, Finding, Status};
 use skilldeck::store::{MemoryStore, Precondition, Record, SkillStore, StoreError, Version};
 use skilldeck::{AgentProfile, Catalog, Eager};
 
@@ -32,16 +32,16 @@ fn agent(id: &str, skills: Option<&[&str]>) -> Agent {
     })
 }
 
-fn warn(check: &'static str, message: &str) -> Finding {
-    Finding { check, severity: Severity::Warn, message: message.into() }
+fn warn(check: Check, message: &str) -> Finding {
+    Finding { check, status: Status::Warn, message: message.into() }
 }
 
-fn ok(check: &'static str, message: &str) -> Finding {
-    Finding { check, severity: Severity::Ok, message: message.into() }
+fn ok(check: Check, message: &str) -> Finding {
+    Finding { check, status: Status::Ok, message: message.into() }
 }
 
-fn severities(findings: &[Finding]) -> Vec<Severity> {
-    findings.iter().map(|f| f.severity).collect()
+fn severities(findings: &[Finding]) -> Vec<Status> {
+    findings.iter().map(|f| f.status).collect()
 }
 
 const FORMATO_EAGER: &str = "skill 'formato' still declares `eager:` in its frontmatter — the key is IGNORED. \
@@ -57,14 +57,14 @@ biro's text as their own. Specialize 'biro' if it needs that text, and remove it
 fn i116_a_store_record_declaring_eager_warns() {
     let store = store(&[("formato", md("formato", "body", "eager: true\n"))]);
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
-    assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
+    assert_eq!(findings, [warn(Check::SkillEager, FORMATO_EAGER)]);
 }
 
 #[test]
 fn i117_eager_in_the_body_is_prose() {
     let store = store(&[("prosa", "---\nname: prosa\ndescription: d\n---\n\nBe eager: help fast.\n".into())]);
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
-    assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK)]);
+    assert_eq!(findings, [ok(Check::SkillEager, EAGER_OK)]);
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn i118_an_eager_name_outside_the_allowlist_warns() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_EAGER,
+            Check::SkillEager,
             "agent 'loja' marks skill 'formato' eager but does not allow it — the name is a no-op. Add it to the \
              agent's skills, or drop it from skills_eager."
         )]
@@ -85,13 +85,13 @@ fn i118_an_eager_name_outside_the_allowlist_warns() {
 #[test]
 fn i119_no_allowlist_allows_every_eager_name() {
     let agents = [Agent::new(AgentProfile::new("loja").eager(Eager::names(["formato"])))];
-    assert_eq!(Doctor { agents: Some(&agents), ..Doctor::default() }.check(), [ok(SKILL_EAGER, EAGER_OK)]);
+    assert_eq!(Doctor { agents: Some(&agents), ..Doctor::default() }.check(), [ok(Check::SkillEager, EAGER_OK)]);
 }
 
 #[test]
 fn i120_blanket_eager_names_nothing() {
     let agents = [Agent::new(AgentProfile::new("loja").allow(Vec::<String>::new()).eager(Eager::All))];
-    assert_eq!(Doctor { agents: Some(&agents), ..Doctor::default() }.check(), [ok(SKILL_EAGER, EAGER_OK)]);
+    assert_eq!(Doctor { agents: Some(&agents), ..Doctor::default() }.check(), [ok(Check::SkillEager, EAGER_OK)]);
 }
 
 #[test]
@@ -105,9 +105,9 @@ fn i121_no_collaborators_no_findings() {
 fn i122_a_disk_seed_declaring_eager_warns_through_the_catalog() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let findings = Doctor { catalog: Some(&catalog), ..Doctor::default() }.check();
-    assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
+    assert_eq!(findings, [warn(Check::SkillEager, FORMATO_EAGER)]);
 }
 
 // --- skill-drift (items 123–135) ---
@@ -116,7 +116,7 @@ fn i122_a_disk_seed_declaring_eager_warns_through_the_catalog() {
 fn i123_store_without_profiles_skips_drift() {
     let store = store(&[("gift-concierge", md("gift-concierge", "b", ""))]);
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
-    assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK)]);
+    assert_eq!(findings, [ok(Check::SkillEager, EAGER_OK)]);
     assert_eq!(Doctor { store: Some(&store), ..Doctor::default() }.skill_drift(), []);
 }
 
@@ -128,7 +128,7 @@ fn i124_a_prompt_file_naming_an_unallowed_skill_warns() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_DRIFT,
+            Check::SkillDrift,
             "agent 'loja' file 'SKILLS.md' names skill 'gift-concierge', which is NOT in its skills allowlist — the \
              model is being told to use something it cannot load. Allow the skill, or drop the reference (the skill \
              table is generated)."
@@ -141,7 +141,7 @@ fn i125_a_prompt_file_naming_an_allowed_skill_is_fine() {
     let store = store(&[("gift-concierge", md("gift-concierge", "b", ""))]);
     let agents = [agent("loja", Some(&["gift-concierge"])).file("SKILLS.md", "| gift-concierge | presente |")];
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.check();
-    assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK), ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillEager, EAGER_OK), ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 fn biro_and_kino() -> [Agent; 2] {
@@ -153,7 +153,7 @@ fn i126_a_shared_skill_naming_a_holder_warns() {
     let store = store(&[("escalation", md("escalation", "na biro a devolucao e em 7 dias", ""))]);
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
+    assert_eq!(findings, [warn(Check::SkillDrift, ESCALATION_NAMES_BIRO)]);
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn i127_clears_once_the_other_holder_specialized() {
     store.write("escalation", &md("escalation", "na kino", ""), Some("kino"), &Precondition::Any).unwrap();
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn i128_specializing_the_named_holder_does_not_clear_it() {
     store.write("escalation", &md("escalation", "na biro, 7 dias", ""), Some("biro"), &Precondition::Any).unwrap();
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
+    assert_eq!(findings, [warn(Check::SkillDrift, ESCALATION_NAMES_BIRO)]);
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn i129_one_holder_is_not_shared() {
     let store = store(&[("escalation", md("escalation", "na biro, 7 dias", ""))]);
     let agents = [agent("biro", Some(&["escalation"]))];
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn i130_structural_id_tokens_are_not_identity() {
     let store = store(&[("esc", md("esc", "consulte a politica da store antes de escalar", ""))]);
     let agents = [agent("store-a", Some(&["esc"])), agent("store-b", Some(&["esc"]))];
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -198,7 +198,7 @@ fn i131_identity_comes_from_metadata_too() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_DRIFT,
+            Check::SkillDrift,
             "shared skill 'esc' names 'Kino', the identity of 'a1' — a2 read(s) a1's text as their own. Specialize \
              'a1' if it needs that text, and remove it from the shared body."
         )]
@@ -216,7 +216,7 @@ fn i132_a_body_naming_another_skill_must_declare_it() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_DRIFT,
+            Check::SkillDrift,
             "skill 'biro-line-expert' references skill 'query-construction' in its body without declaring it a \
              companion — the two can arrive apart, and half a recipe is worse than none. Add `companions: \
              [query-construction]` to 'biro-line-expert'."
@@ -232,7 +232,7 @@ fn i133_a_declared_companion_is_fine() {
     ]);
     let agents = [agent("loja", None)];
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -243,7 +243,7 @@ fn i134_a_companion_outside_the_allowlist_warns() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_DRIFT,
+            Check::SkillDrift,
             "agent 'loja' allows skill 'mapa' but not its companion 'query' — the pair cannot travel together for \
              this agent. Allow 'query' too."
         )]
@@ -254,10 +254,10 @@ fn i134_a_companion_outside_the_allowlist_warns() {
 fn i135_a_shared_disk_seed_naming_a_holder_warns_without_a_store() {
     let tree = Tree::new();
     tree.file("escalation/SKILL.md", md("escalation", "na biro, 7 dias", ""));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let agents = biro_and_kino();
     let findings = Doctor { catalog: Some(&catalog), agents: Some(&agents), ..Doctor::default() }.check();
-    assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK), warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
+    assert_eq!(findings, [ok(Check::SkillEager, EAGER_OK), warn(Check::SkillDrift, ESCALATION_NAMES_BIRO)]);
 }
 
 // --- beyond the inventory ---
@@ -268,7 +268,7 @@ fn broken_yaml_with_an_eager_line_still_warns() {
     let content = "---\nname: formato\ndescription: Discovery. Gift: there is NO size gate.\neager: true\n---\nbody\n";
     let store = store(&[("formato", content.into())]);
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
-    assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
+    assert_eq!(findings, [warn(Check::SkillEager, FORMATO_EAGER)]);
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn eager_false_still_warns_and_agent_records_are_not_swept() {
     let store = store(&[("formato", md("formato", "body", "eager: false\n"))]);
     store.write("cardapio", &md("cardapio", "body", "eager: true\n"), Some("loja"), &Precondition::Any).unwrap();
     let findings = Doctor { store: Some(&store), ..Doctor::default() }.check();
-    assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER)]);
+    assert_eq!(findings, [warn(Check::SkillEager, FORMATO_EAGER)]);
 }
 
 #[test]
@@ -284,13 +284,13 @@ fn a_store_record_wins_over_the_disk_seed_of_its_name() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
     tree.file("seed/SKILL.md", md("seed", "body", "eager: yes\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     let store = store(&[("formato", md("formato", "body", ""))]);
     let findings = Doctor { catalog: Some(&catalog), store: Some(&store), ..Doctor::default() }.check();
     assert_eq!(
         findings,
         [warn(
-            SKILL_EAGER,
+            Check::SkillEager,
             "skill 'seed' still declares `eager:` in its frontmatter — the key is IGNORED. Eagerness is per-agent now: \
              put the name in that agent's `skills_eager` (Studio > Skills, or `skills_eager \"seed\"` in the DSL)."
         )]
@@ -301,10 +301,10 @@ fn a_store_record_wins_over_the_disk_seed_of_its_name() {
 fn a_disk_seed_gone_since_the_build_is_skipped() {
     let tree = Tree::new();
     tree.file("formato/SKILL.md", md("formato", "body", "eager: true\n"));
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     std::fs::remove_file(tree.path("formato/SKILL.md")).unwrap();
     let findings = Doctor { catalog: Some(&catalog), ..Doctor::default() }.check();
-    assert_eq!(findings, [ok(SKILL_EAGER, EAGER_OK)]);
+    assert_eq!(findings, [ok(Check::SkillEager, EAGER_OK)]);
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn drift_findings_come_in_check_order() {
              this agent. Allow 'pedido' too.",
         ]
     );
-    assert_eq!(severities(&findings), [Severity::Warn; 4]);
+    assert_eq!(severities(&findings), [Status::Warn; 4]);
 }
 
 #[test]
@@ -345,7 +345,7 @@ fn holder_identity_reads_the_frontmatter_and_companion_mentions_only_the_body() 
     ]);
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [warn(SKILL_DRIFT, ESCALATION_NAMES_BIRO)]);
+    assert_eq!(findings, [warn(Check::SkillDrift, ESCALATION_NAMES_BIRO)]);
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn mentions_are_whole_words() {
         store(&[("escalation", md("escalation", "nabiro, biros, biro2, querys", "")), ("query", md("query", "b", ""))]);
     let agents = biro_and_kino();
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -362,7 +362,7 @@ fn an_agent_listing_a_skill_twice_is_one_holder() {
     let store = store(&[("escalation", md("escalation", "na biro, 7 dias", ""))]);
     let agents = [agent("biro", Some(&["escalation", "escalation"]))];
     let findings = Doctor { store: Some(&store), agents: Some(&agents), ..Doctor::default() }.skill_drift();
-    assert_eq!(findings, [ok(SKILL_DRIFT, DRIFT_OK)]);
+    assert_eq!(findings, [ok(Check::SkillDrift, DRIFT_OK)]);
 }
 
 #[test]
@@ -372,7 +372,7 @@ fn a_profile_source_without_agents_still_checks_companions() {
     assert_eq!(
         findings,
         [warn(
-            SKILL_DRIFT,
+            Check::SkillDrift,
             "skill 'mapa' references skill 'query' in its body without declaring it a companion — the two can arrive \
              apart, and half a recipe is worse than none. Add `companions: [query]` to 'mapa'."
         )]
@@ -381,11 +381,11 @@ fn a_profile_source_without_agents_still_checks_companions() {
 
 #[test]
 fn findings_render_with_their_glyph() {
-    let finding = |severity| Finding { check: SKILL_DRIFT, severity, message: "m".into() };
-    assert_eq!(finding(Severity::Ok).to_string(), "✓ [skill-drift] m");
-    assert_eq!(finding(Severity::Info).to_string(), "• [skill-drift] m");
-    assert_eq!(finding(Severity::Warn).to_string(), "! [skill-drift] m");
-    assert_eq!(finding(Severity::Error).to_string(), "✗ [skill-drift] m");
+    let finding = |status| Finding { check: Check::SkillDrift, status, message: "m".into() };
+    assert_eq!(finding(Status::Ok).to_string(), "✓ [skill-drift] m");
+    assert_eq!(finding(Status::Info).to_string(), "• [skill-drift] m");
+    assert_eq!(finding(Status::Warn).to_string(), "! [skill-drift] m");
+    assert_eq!(finding(Status::Error).to_string(), "✗ [skill-drift] m");
     let store = store(&[("formato", md("formato", "body", "eager: true\n"))]);
     let line = Doctor { store: Some(&store), ..Doctor::default() }.check()[0].to_string();
     assert_eq!(line, format!("! [skill-eager] {FORMATO_EAGER}"));
@@ -399,7 +399,7 @@ struct Broken {
 
 impl Broken {
     fn error() -> StoreError {
-        StoreError::Backend { location: "/srv/skills.db".into(), message: "database disk image is malformed".into() }
+        StoreError::backend("/srv/skills.db", "database disk image is malformed")
     }
 }
 
@@ -437,16 +437,16 @@ const CRASHED: &str = "check crashed: skill store /srv/skills.db: database disk 
 
 #[test]
 fn a_failing_store_crashes_each_check_that_reads_it() {
-    let error = |check| Finding { check, severity: Severity::Error, message: CRASHED.into() };
+    let error = |check| Finding { check, status: Status::Error, message: CRASHED.into() };
     let agents = [agent("loja", Some(&["cardapio"]))];
 
     let broken = Broken { only_agents: false, records: MemoryStore::default() };
     let findings = Doctor { store: Some(&broken), agents: Some(&agents), ..Doctor::default() }.check();
-    assert_eq!(findings, [error(SKILL_EAGER), error(SKILL_DRIFT)]);
+    assert_eq!(findings, [error(Check::SkillEager), error(Check::SkillDrift)]);
     assert_eq!(findings[0].to_string(), format!("✗ [skill-eager] {CRASHED}"));
 
     // Only the agent scopes fail: skill-eager never reads them.
     let broken = Broken { only_agents: true, records: store(&[("formato", md("formato", "body", "eager: true\n"))]) };
     let findings = Doctor { store: Some(&broken), agents: Some(&agents), ..Doctor::default() }.check();
-    assert_eq!(findings, [warn(SKILL_EAGER, FORMATO_EAGER), error(SKILL_DRIFT)]);
+    assert_eq!(findings, [warn(Check::SkillEager, FORMATO_EAGER), error(Check::SkillDrift)]);
 }

@@ -6,10 +6,10 @@ use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use serde_json::json;
-use skilldeck::authoring::{self, AuthoringError, SkillAgents};
+use skilldeck::authoring::{self, AuthoringError, SkillAgents, WriteSkill};
 use skilldeck::render::{self, INSIKA_INSTRUCTION};
 use skilldeck::store::{MemoryStore, Record, SkillStore, StoreError, Version};
-use skilldeck::{AgentProfile, Catalog, Eager, LiveCatalog, LoadSkillTool, Skill};
+use skilldeck::{AgentProfile, Catalog, Eager, LiveCatalog, LoadSkillTool, Skill, SkipReason};
 
 use crate::util::Tree;
 
@@ -30,12 +30,12 @@ fn disk(skills: &[(&str, &str)]) -> Tree {
 }
 
 fn catalog(tree: &Tree) -> Catalog {
-    Catalog::builder().root(tree.root()).build().unwrap()
+    Catalog::builder().root(tree.root()).build()
 }
 
 fn with_store(tree: Option<&Tree>, store: &Arc<MemoryStore>) -> Catalog {
     let builder = Catalog::builder().store(store.clone());
-    tree.map_or(builder.clone(), |t| builder.root(t.root())).build().unwrap()
+    tree.map_or(builder.clone(), |t| builder.root(t.root())).build()
 }
 
 fn names<'a>(skills: impl IntoIterator<Item = &'a &'a Skill>) -> Vec<&'a str> {
@@ -121,7 +121,7 @@ fn the_first_root_wins() {
     let (a, b) = (Tree::new(), Tree::new());
     a.file("cardapio/SKILL.md", md("cardapio", "de A"));
     b.file("cardapio/SKILL.md", md("cardapio", "de B"));
-    let catalog = Catalog::builder().root(a.root()).root(b.root()).build().unwrap();
+    let catalog = Catalog::builder().root(a.root()).root(b.root()).build();
     let profile = AgentProfile::new("a");
     assert_eq!(LoadSkillTool::new(&catalog.view(&profile)).load("cardapio").output, "de A");
 }
@@ -227,13 +227,13 @@ impl SkillStore for Broken {
 }
 
 fn lost() -> StoreError {
-    StoreError::Backend { location: "db.example:5432".into(), message: "connection lost".into() }
+    StoreError::backend("db.example:5432", "connection lost")
 }
 
 #[test]
 fn a_failing_store_is_a_warning_and_the_roots_still_load() {
     let tree = disk(&[("cardapio", "")]);
-    let catalog = Catalog::builder().root(tree.root()).store(Arc::new(Broken)).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).store(Arc::new(Broken)).build();
     assert_eq!(catalog.skills().map(Skill::name).collect::<Vec<_>>(), ["cardapio"]);
     let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
     assert_eq!(warnings, ["skill store failed: skill store db.example:5432: connection lost"]);
@@ -242,10 +242,10 @@ fn a_failing_store_is_a_warning_and_the_roots_still_load() {
 #[test]
 fn a_reload_sees_a_new_record() {
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     assert!(live.snapshot().get("pedido").is_none());
     store.write("pedido", &md("pedido", "nova"), None, &Precondition::Any).unwrap();
-    live.reload().unwrap();
+    live.reload();
     assert_eq!(body(live.snapshot().get("pedido")), "nova");
 }
 
@@ -342,11 +342,11 @@ fn load_skill_not_found_is_its_own_error() {
 fn load_skill_keeps_the_snapshot_it_was_made_from() {
     let store = Arc::new(MemoryStore::default());
     store.write("fugaz", &md("fugaz", "x"), None, &Precondition::Any).unwrap();
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     let profile = AgentProfile::new("a");
     let turn = LoadSkillTool::new(&live.snapshot().view(&profile));
     store.delete("fugaz", None).unwrap();
-    let after = live.reload().unwrap();
+    let after = live.reload();
     assert_eq!(turn.load("fugaz").output, "x", "one turn, one snapshot");
     assert_eq!(LoadSkillTool::new(&after.view(&profile)).load("fugaz").output, "skill 'fugaz' not found");
 }
@@ -549,7 +549,7 @@ fn blanket_eager_injects_every_allowed_body() {
     assert_eq!(activate(&catalog, &all, ""), [pair("mapa", "eager"), pair("query", "eager")]);
     let one = AgentProfile::new("a").allow(["mapa"]).eager(Eager::All);
     assert_eq!(activate(&catalog, &one, ""), [pair("mapa", "eager")]);
-    let empty = Catalog::builder().build().unwrap();
+    let empty = Catalog::builder().build();
     assert!(empty.view(&all).activate("x").is_empty());
 }
 
@@ -573,25 +573,17 @@ fn two_triggered_skills_in_one_message() {
 
 fn authoring_setup() -> (Arc<MemoryStore>, LiveCatalog) {
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().store(store.clone())).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
     (store, live)
 }
 
 #[test]
 fn write_skill_stores_and_reloads() {
-    let (store, live) = authoring_setup();
-    authoring::write_skill(
-        store.as_ref(),
-        &live,
-        Some(" pedido "),
-        &md("pedido", "faz pedido"),
-        None,
-        &Precondition::Any,
-    )
-    .unwrap();
+    let (_, live) = authoring_setup();
+    live.write_skill(&WriteSkill::new(" pedido ", md("pedido", "faz pedido"))).unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "faz pedido");
     let prose = "---\nname: promo\ndescription: Discovery. Chocolate/gift: there is NO size gate. Enable it in the briefing.\n---\nx\n";
-    authoring::write_skill(store.as_ref(), &live, Some("promo"), prose, None, &Precondition::Any).unwrap();
+    live.write_skill(&WriteSkill::new("promo", prose)).unwrap();
     let description = live.snapshot().get("promo").unwrap().description().unwrap().to_owned();
     assert_eq!(description, "Discovery. Chocolate/gift: there is NO size gate. Enable it in the briefing.");
 }
@@ -599,59 +591,74 @@ fn write_skill_stores_and_reloads() {
 #[test]
 fn write_skill_refusals() {
     let (store, live) = authoring_setup();
-    let refuse = |name: Option<&str>, content: &str| {
-        authoring::write_skill(store.as_ref(), &live, name, content, None, &Precondition::Any).unwrap_err().to_string()
-    };
-    assert_eq!(refuse(None, &md("p", "x")), "name is required");
-    assert_eq!(refuse(Some("  "), &md("p", "x")), "name is required");
-    assert_eq!(refuse(Some("p"), "sem frontmatter"), "SKILL.md missing YAML frontmatter (--- ... ---)");
-    assert_eq!(refuse(Some("p"), "---\ndescription: d\n---\nx\n"), "frontmatter missing `name`");
+    let refuse = |name: &str, content: &str| live.write_skill(&WriteSkill::new(name, content)).unwrap_err();
+    let blank = refuse("  ", &md("p", "x"));
+    assert!(matches!(blank, AuthoringError::NameRequired) && blank.is_invalid_request());
+    assert_eq!(blank.to_string(), "name is required");
+    let unfenced = refuse("p", "sem frontmatter");
+    assert!(matches!(unfenced, AuthoringError::MissingFrontmatter));
+    assert_eq!(unfenced.to_string(), "SKILL.md missing YAML frontmatter (--- ... ---)");
+    let nameless = refuse("p", "---\ndescription: d\n---\nx\n");
+    assert!(matches!(nameless, AuthoringError::MissingName));
+    assert_eq!(nameless.to_string(), "frontmatter missing `name`");
+    let huge = format!("---\nname: p\ndescription: {}\n---\nx\n", "d".repeat(1 << 20));
+    let too_large = refuse("p", &huge);
+    assert!(matches!(&too_large, AuthoringError::Unloadable(skip) if skip.reason == SkipReason::TooLarge));
+    assert_eq!(too_large.to_string(), "the frontmatter is larger than 1048576 bytes");
     assert!(store.all(None).unwrap().is_empty(), "nothing refused was written");
-    authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "x"), None, &Precondition::Absent).unwrap();
-    let again = authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), None, &Precondition::Absent);
-    assert_eq!(again.unwrap_err().to_string(), "skill 'p' already exists");
-    let agent =
-        authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), &Precondition::Absent);
-    assert!(agent.is_ok());
-    let again =
-        authoring::write_skill(store.as_ref(), &live, Some("p"), &md("p", "y"), Some("biro"), &Precondition::Absent);
-    assert_eq!(again.unwrap_err().to_string(), "skill 'p' already exists for agent 'biro'");
+    let absent = |agent: Option<&str>| {
+        let request = WriteSkill::new("p", md("p", "y")).precondition(Precondition::Absent);
+        live.write_skill(&agent.map_or(request.clone(), |a| request.agent(a)))
+    };
+    absent(None).unwrap();
+    assert_eq!(absent(None).unwrap_err().to_string(), "skill 'p' already exists");
+    assert!(absent(Some("biro")).is_ok());
+    assert_eq!(absent(Some("biro")).unwrap_err().to_string(), "skill 'p' already exists for agent 'biro'");
+}
+
+#[test]
+fn writing_needs_the_live_catalogs_own_store() {
+    let live = LiveCatalog::new(Catalog::builder());
+    assert!(live.store().is_none());
+    let refused = live.write_skill(&WriteSkill::new("p", md("p", "x"))).unwrap_err();
+    assert!(matches!(refused, AuthoringError::NoStore));
+    assert!(matches!(live.delete_skill("p", None), Err(AuthoringError::NoStore)));
+    // With a store, the write lands in the very store the builder reads.
+    let (store, live) = authoring_setup();
+    let own = live.store().unwrap();
+    live.write_skill(&WriteSkill::new("p", md("p", "x"))).unwrap();
+    assert_eq!(own.get("p", None).unwrap().unwrap().content, md("p", "x"));
+    assert_eq!(store.get("p", None).unwrap().unwrap().content, md("p", "x"));
 }
 
 #[test]
 fn specialize_then_delete_falls_back_to_shared() {
-    let (store, live) = authoring_setup();
-    authoring::write_skill(store.as_ref(), &live, Some("esc"), &md("esc", "na biro"), None, &Precondition::Any)
-        .unwrap();
-    authoring::write_skill(
-        store.as_ref(),
-        &live,
-        Some("esc"),
-        &md("esc", "na kino a troca"),
-        Some(" kino "),
-        &Precondition::Any,
-    )
-    .unwrap();
+    let (_, live) = authoring_setup();
+    live.write_skill(&WriteSkill::new("esc", md("esc", "na biro"))).unwrap();
+    live.write_skill(&WriteSkill::new("esc", md("esc", "na kino a troca")).agent(" kino ")).unwrap();
     let kino = AgentProfile::new("kino");
     assert_eq!(body(live.snapshot().view(&kino).find("esc")), "na kino a troca");
     assert_eq!(body(live.snapshot().get("esc")), "na biro");
-    authoring::delete_skill(store.as_ref(), &live, Some("esc"), Some("kino")).unwrap();
+    live.delete_skill("esc", Some("kino")).unwrap();
     assert_eq!(body(live.snapshot().view(&kino).find("esc")), "na biro");
-    authoring::delete_skill(store.as_ref(), &live, Some("esc"), None).unwrap();
+    live.delete_skill("esc", None).unwrap();
     assert!(live.snapshot().get("esc").is_none());
 }
 
 #[test]
 fn delete_skill_refusals() {
-    let (store, live) = authoring_setup();
-    let refuse =
-        |name: Option<&str>, agent: Option<&str>| match authoring::delete_skill(store.as_ref(), &live, name, agent) {
-            Err(error @ (AuthoringError::NotFound(_) | AuthoringError::Invalid(_))) => error.to_string(),
-            other => panic!("{other:?}"),
-        };
-    assert_eq!(refuse(Some("fantasma"), None), "skill 'fantasma' not found");
-    assert_eq!(refuse(Some("esc"), Some("ninguem")), "skill 'esc' not found for agent 'ninguem'");
-    assert_eq!(refuse(None, None), "name is required");
+    let (_, live) = authoring_setup();
+    let refuse = |name: &str, agent: Option<&str>| match live.delete_skill(name, agent) {
+        Err(error @ (AuthoringError::NotFound { .. } | AuthoringError::NameRequired)) => error.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(refuse("fantasma", None), "skill 'fantasma' not found");
+    assert_eq!(refuse("esc", Some("ninguem")), "skill 'esc' not found for agent 'ninguem'");
+    assert_eq!(refuse(" ", None), "name is required");
+    assert!(matches!(
+        live.delete_skill("esc", Some("ninguem")),
+        Err(AuthoringError::NotFound { name, agent: Some(agent) }) if name == "esc" && agent == "ninguem"
+    ));
 }
 
 #[test]
@@ -659,13 +666,12 @@ fn deleting_a_record_re_exposes_the_disk_seed() {
     let tree = Tree::new();
     tree.file("pedido/SKILL.md", md("pedido", "seed"));
     let store = Arc::new(MemoryStore::default());
-    let live = LiveCatalog::new(Catalog::builder().root(tree.root()).store(store.clone())).unwrap();
-    authoring::write_skill(store.as_ref(), &live, Some("pedido"), &md("pedido", "editado"), None, &Precondition::Any)
-        .unwrap();
+    let live = LiveCatalog::new(Catalog::builder().root(tree.root()).store(store.clone()));
+    live.write_skill(&WriteSkill::new("pedido", md("pedido", "editado"))).unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "editado");
-    authoring::delete_skill(store.as_ref(), &live, Some("pedido"), None).unwrap();
+    live.delete_skill("pedido", None).unwrap();
     assert_eq!(body(live.snapshot().get("pedido")), "seed");
-    let disk_only = authoring::delete_skill(store.as_ref(), &live, Some("pedido"), None);
+    let disk_only = live.delete_skill("pedido", None);
     assert_eq!(disk_only.unwrap_err().to_string(), "skill 'pedido' not found");
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use skilldeck::{Catalog, CatalogBuilder, LiveCatalog, Symlinks, WalkLimits as Limits};
+use skilldeck::{Catalog, CatalogBuilder, Limits, LiveCatalog, Symlinks};
 
 use crate::util::Tree;
 
@@ -195,11 +195,11 @@ proptest! {
         let symlinks = if follow { Symlinks::Follow } else { Symlinks::Skip };
         let limits = if tight { Limits { max_depth: 3, max_dirs: 7, max_entries: 14 } } else { Limits::default() };
         let builder = Catalog::builder().roots(roots.iter().cloned()).symlinks(symlinks).walk_limits(limits);
-        let live = LiveCatalog::new(builder.clone()).unwrap();
+        let live = LiveCatalog::new(builder.clone());
         for (i, edit) in edits.iter().enumerate() {
             let changed = apply(&roots, edit);
-            let reloaded = live.reload_changed(&changed).unwrap();
-            prop_assert_eq!(summary(&reloaded), summary(&builder.build().unwrap()), "after edit {} {:?}", i, edit);
+            let reloaded = live.reload_changed(&changed);
+            prop_assert_eq!(summary(&reloaded), summary(&builder.build()), "after edit {} {:?}", i, edit);
         }
     }
 }
@@ -216,12 +216,12 @@ fn two_skills() -> (Tree, CatalogBuilder) {
 #[test]
 fn what_was_not_reported_is_not_read_again() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("a", "a", "second a", "").skill("b", "b", "second b", "");
-    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]);
     assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
     assert_eq!(catalog.get("b").unwrap().description(), Some("first b"), "b was read again");
-    let catalog = live.reload().unwrap();
+    let catalog = live.reload();
     assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
 }
 
@@ -230,11 +230,11 @@ fn what_was_not_reported_is_not_read_again() {
 #[test]
 fn changes_no_walk_sees_read_nothing() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("b", "b", "second b", "").file("a/.git/SKILL.md", "---\nname: hidden\n---\n");
     tree.file("a/notes.md", "notes");
     let changed = [tree.path("a/.git/SKILL.md"), tree.path("a/notes.md"), PathBuf::from("/elsewhere/b/SKILL.md")];
-    let catalog = live.reload_changed(&changed).unwrap();
+    let catalog = live.reload_changed(&changed);
     assert_eq!(catalog.get("b").unwrap().description(), Some("first b"));
     assert!(catalog.get("hidden").is_none());
 }
@@ -246,10 +246,10 @@ fn changes_under_the_resolved_root_count() {
     let (tree, _) = two_skills();
     let outside = Tree::new();
     outside.symlink(tree.root(), "via-link");
-    let live = LiveCatalog::new(Catalog::builder().root(outside.path("via-link"))).unwrap();
+    let live = LiveCatalog::new(Catalog::builder().root(outside.path("via-link")));
     tree.skill("a", "a", "second a", "");
     let resolved = std::fs::canonicalize(tree.path("a/SKILL.md")).unwrap();
-    let catalog = live.reload_changed(&[resolved]).unwrap();
+    let catalog = live.reload_changed(&[resolved]);
     assert_eq!(catalog.get("a").unwrap().description(), Some("second a"));
 }
 
@@ -257,21 +257,21 @@ fn changes_under_the_resolved_root_count() {
 #[test]
 fn the_root_itself_or_a_link_walks_the_root_whole() {
     let (tree, builder) = two_skills();
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("b", "b", "second b", "");
-    let catalog = live.reload_changed(&[tree.root().to_path_buf()]).unwrap();
+    let catalog = live.reload_changed(&[tree.root().to_path_buf()]);
     assert_eq!(catalog.get("b").unwrap().description(), Some("second b"));
 
     let elsewhere = Tree::new();
     elsewhere.skill("far", "far", "first far", "");
     tree.symlink(elsewhere.path("far"), "far-link");
-    let catalog = live.reload_changed(&[tree.path("far-link")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("far-link")]);
     assert_eq!(catalog.get("far").unwrap().description(), Some("first far"));
     // The walk met a link leading outside the root, where no change is reported:
     // from now on a change anywhere walks the root whole.
     elsewhere.skill("far", "far", "second far", "");
     tree.skill("b", "b", "third b", "");
-    let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("b/SKILL.md")]);
     assert_eq!(catalog.get("far").unwrap().description(), Some("second far"));
 }
 
@@ -282,9 +282,9 @@ fn the_root_itself_or_a_link_walks_the_root_whole() {
 fn an_edit_away_from_the_links_reads_only_what_changed() {
     let (tree, builder) = two_skills();
     tree.symlink("nowhere/SKILL.md", "gone/SKILL.md").symlink(tree.path("a"), "a-link");
-    let live = LiveCatalog::new(builder).unwrap();
+    let live = LiveCatalog::new(builder);
     tree.skill("b", "b", "second b", "").skill("c", "c", "first c", "");
-    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]);
     assert_eq!(catalog.get("c").unwrap().description(), Some("first c"));
     assert_eq!(catalog.get("b").unwrap().description(), Some("first b"), "b was read again");
 }
@@ -297,10 +297,10 @@ fn a_change_at_a_links_target_reads_the_link_again() {
     let tree = Tree::new();
     tree.skill("c", "c", "first c", "").symlink(tree.path("c"), "a-link");
     let builder = Catalog::builder().root(tree.root());
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     tree.file("c/SKILL.md", "---\nname: [broken\n---\n");
-    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]).unwrap();
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    let catalog = live.reload_changed(&[tree.path("c/SKILL.md")]);
+    assert_eq!(summary(&catalog), summary(&builder.build()));
     assert_eq!(catalog.skips().len(), 2, "{:?}", catalog.skips());
 }
 
@@ -311,10 +311,10 @@ fn a_dangling_link_whose_target_is_made_is_followed() {
     let tree = Tree::new();
     tree.skill("a", "a", "first a", "").symlink("made", "link");
     let builder = Catalog::builder().root(tree.root());
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     tree.skill("made", "m", "first m", "");
-    let catalog = live.reload_changed(&[tree.path("made")]).unwrap();
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    let catalog = live.reload_changed(&[tree.path("made")]);
+    assert_eq!(summary(&catalog), summary(&builder.build()));
     assert_eq!(catalog.get("m").unwrap().location(), tree.path("link/SKILL.md").to_str().unwrap());
 }
 
@@ -339,12 +339,12 @@ fn a_root_made_again_is_walked_whole() {
     let tree = Tree::new();
     let root = skills_in(&tree, "skills", &["a", "b"]);
     let builder = Catalog::builder().root(&root);
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     std::fs::rename(&root, tree.path("skills.old")).unwrap();
     skills_in(&tree, "skills", &["c"]);
-    let catalog = live.reload_changed(&[root.join("c/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[root.join("c/SKILL.md")]);
     assert_eq!(names(&catalog), ["c"]);
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(summary(&catalog), summary(&builder.build()));
 }
 
 /// A root that is a link swapped to another release (`ln -sfn release2
@@ -358,14 +358,14 @@ fn a_root_link_swapped_to_another_release_is_walked_whole() {
     skills_in(&tree, "release2", &["new-only", "one"]);
     tree.symlink("release1", "current");
     let builder = Catalog::builder().root(tree.path("current"));
-    let live = LiveCatalog::new(builder.clone()).unwrap();
+    let live = LiveCatalog::new(builder.clone());
     assert_eq!(live.snapshot().get("one").unwrap().body().unwrap(), "one from release1\n");
 
     tree.symlink("release2", "current.tmp");
     std::fs::rename(tree.path("current.tmp"), tree.path("current")).unwrap();
-    let catalog = live.reload_changed(&[tree.path("current/new-only/SKILL.md")]).unwrap();
+    let catalog = live.reload_changed(&[tree.path("current/new-only/SKILL.md")]);
     assert_eq!(names(&catalog), ["new-only", "one"]);
     let one = catalog.get("one").unwrap();
     assert_eq!((one.description(), one.body().unwrap()), (Some("one in release2"), "one from release2\n"));
-    assert_eq!(summary(&catalog), summary(&builder.build().unwrap()));
+    assert_eq!(summary(&catalog), summary(&builder.build()));
 }

@@ -22,7 +22,7 @@ fn def(name: &str, description: &str, body: &str) -> SkillDef {
 }
 
 fn catalog(defs: impl IntoIterator<Item = SkillDef>) -> Catalog {
-    Catalog::builder().skills(defs).build().unwrap()
+    Catalog::builder().skills(defs).build()
 }
 
 fn sample() -> Catalog {
@@ -55,7 +55,7 @@ fn tokens_are_folded_as_insika_folds_triggers() {
     let tree = Tree::new();
     tree.skill("perfume", "perfume", "Fragrance advice.", "");
     tree.file("frascos/SKILL.md", "---\nname: frascos\ndescription: Bottles.\ntriggers: Cor do Frasco\n---\n");
-    let triggered = Catalog::builder().root(tree.root()).build().unwrap();
+    let triggered = Catalog::builder().root(tree.root()).build();
     assert_eq!(names(&triggered.search("que cor do frasco", 10))[0], "frascos");
 }
 
@@ -118,7 +118,7 @@ fn bodies_are_read_from_disk_and_a_missing_one_contributes_nothing() {
     let tree = Tree::new();
     tree.skill("a", "kiln", "Fire pottery.", "Load the glaze schedule before firing.\n");
     tree.skill("b", "loom", "Weave cloth.", "Glaze, glaze, glaze: nothing but glaze.\n");
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     std::fs::remove_file(tree.path("b/SKILL.md")).unwrap();
     // Read, loom's body would outrank kiln's for "glaze"; it is gone, so it adds nothing.
     assert_eq!(names(&catalog.search("pottery glaze", 10)), ["kiln"]);
@@ -162,7 +162,7 @@ fn an_agent_sees_only_its_skills_with_its_own_records() {
         .unwrap();
     store.write("secret", &md("secret", "Refund in secret."), Some("support"), &Precondition::Any).unwrap();
     store.write("other", &md("other", "Refund for another agent."), Some("sales"), &Precondition::Any).unwrap();
-    let catalog = Catalog::builder().store(store).build().unwrap();
+    let catalog = Catalog::builder().store(store).build();
 
     // The catalog's search sees the shared skills only.
     assert_eq!(names(&catalog.search("refunds", 10)), ["refunds", "audit"]);

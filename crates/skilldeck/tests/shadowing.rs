@@ -42,8 +42,7 @@ fn every_loss_is_reported_with_its_winner() {
         .skill(SkillDef::new("deploy").base("skill://data/"))
         .provider(|| Ok(vec![SkillDef::new("triage").base("skill://provided/")]))
         .store(store)
-        .build()
-        .unwrap();
+        .build();
     let a_md = |rel: &str| a.path(rel).display().to_string();
     let b_md = |rel: &str| b.path(rel).display().to_string();
     let root = |t: &Tree| format!("root {}", t.root().display());
@@ -70,7 +69,7 @@ fn a_shadowed_skill_is_served_by_location() {
     a.skill("deploy", "deploy", "from a", "A body\n");
     b.skill("deploy", "deploy", "from b", "B body\n");
     b.file("deploy/run.sh", "echo b\n");
-    let catalog = Catalog::builder().root(a.root()).root(b.root()).build().unwrap();
+    let catalog = Catalog::builder().root(a.root()).root(b.root()).build();
     let loser = b.path("deploy/SKILL.md").display().to_string();
     assert_eq!(catalog.at(&loser).unwrap().body().unwrap(), "B body\n");
     let tool = SkillTool::new(&catalog);
@@ -90,6 +89,6 @@ fn a_shadowed_skill_is_served_by_location() {
 fn no_losses_no_report() {
     let tree = Tree::new();
     tree.skill("one", "one", "d", "x");
-    let catalog = Catalog::builder().root(tree.root()).build().unwrap();
+    let catalog = Catalog::builder().root(tree.root()).build();
     assert!(catalog.shadowed().is_empty());
 }

@@ -26,11 +26,11 @@ fn skill(root: &Path, name: &str, files: &[(&str, &[u8])]) {
 
 /// What may be served from a catalog of `root`.
 fn confined(root: &Path) -> Confinement {
-    Catalog::builder().root(root).build().unwrap().confinement().clone()
+    Catalog::builder().root(root).build().confinement().clone()
 }
 
 fn publish(root: &Path) -> Publication {
-    Publication::build(&Catalog::builder().root(root).build().unwrap(), None)
+    Publication::build(&Catalog::builder().root(root).build(), None)
 }
 
 fn names(entries: &[&Entry]) -> Vec<String> {
@@ -167,8 +167,7 @@ fn data_and_store_skills_publish_one_skill_md() {
         .skill(SkillDef::new("delta").description("Say \"hi\": now\nplease").content("Delta body.\n"))
         .skill(SkillDef::new("bare").content("No description."))
         .store(store)
-        .build()
-        .unwrap();
+        .build();
     let publication = Publication::build(&catalog, None);
     let read = |uri: &str| {
         String::from_utf8(publication.resource(uri).unwrap().1.read(&Confinement::default()).unwrap().to_vec()).unwrap()
@@ -206,8 +205,7 @@ fn an_agent_publishes_its_effective_skills_and_prompts_its_lazy_ones() {
         .skill(SkillDef::new("format").description("Format."))
         .skill(SkillDef::new("secret").description("Not allowed."))
         .store(store)
-        .build()
-        .unwrap();
+        .build();
     let profile = AgentProfile::new("loja").allow(["menu", "format"]).eager(Eager::names(["format"]));
     let publication = Publication::build(&catalog, Some(&profile));
     let published: Vec<(&str, bool)> = publication.entries.iter().map(|e| (e.name.as_str(), e.prompt)).collect();
@@ -258,14 +256,14 @@ fn a_rebuild_walks_only_the_skills_that_changed() {
     let dir = tempfile::tempdir().unwrap();
     skill(dir.path(), "alpha", &[("a.txt", b"a")]);
     skill(dir.path(), "beta", &[("b.txt", b"b")]);
-    let live = skilldeck::LiveCatalog::new(Catalog::builder().root(dir.path())).unwrap();
+    let live = skilldeck::LiveCatalog::new(Catalog::builder().root(dir.path()));
     let first = Publication::build(&live.snapshot(), None);
 
     fs::write(dir.path().join("alpha/more.txt"), "unreported").unwrap();
     fs::write(dir.path().join("beta/b.txt"), "bigger").unwrap();
     fs::write(dir.path().join("beta/new.txt"), "new").unwrap();
     let changed = [dir.path().join("beta/b.txt"), dir.path().join("beta/new.txt")];
-    let catalog = live.reload_changed(&changed).unwrap();
+    let catalog = live.reload_changed(&changed);
     let next = Publication::rebuild(&catalog, None, Some((&first, &changed)));
     let uris = |p: &Publication| p.entries.iter().flat_map(|e| &e.files).map(|f| f.uri.clone()).collect::<Vec<_>>();
     assert_eq!(
@@ -286,7 +284,7 @@ fn a_rebuild_walks_only_the_skills_that_changed() {
     assert!(!Arc::ptr_eq(&entry(&first, "beta"), &entry(&next, "beta")));
 
     let everything = [dir.path().join("alpha/more.txt")];
-    let catalog = live.reload_changed(&everything).unwrap();
+    let catalog = live.reload_changed(&everything);
     let last = Publication::rebuild(&catalog, None, Some((&next, &everything)));
     assert_eq!(files(&last), files(&Publication::build(&catalog, None)));
     assert!(last.resource("skill://alpha/more.txt").is_some());
@@ -317,7 +315,7 @@ fn a_file_version_moves_when_it_changes_and_only_then() {
 
     let store = Arc::new(MemoryStore::default());
     store.write("beta", "---\nname: beta\ndescription: B.\n---\nOne.\n", None, &Precondition::Any).unwrap();
-    let catalog = |store: &Arc<MemoryStore>| Catalog::builder().store(store.clone()).build().unwrap();
+    let catalog = |store: &Arc<MemoryStore>| Catalog::builder().store(store.clone()).build();
     let uri = "skill://beta/SKILL.md";
     let record = Publication::build(&catalog(&store), None).version(uri);
     assert!(matches!(&record, Version::Memory(bytes) if bytes.ends_with(b"One.\n")), "{record:?}");

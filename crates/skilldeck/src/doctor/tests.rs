@@ -71,8 +71,8 @@ fn sources_split_frontmatter_and_body() {
 
 #[test]
 fn severities_render_as_insika() {
-    let glyphs: Vec<_> = [Severity::Ok, Severity::Info, Severity::Warn, Severity::Error].map(Severity::glyph).into();
+    let glyphs: Vec<_> = [Status::Ok, Status::Info, Status::Warn, Status::Error].map(Status::glyph).into();
     assert_eq!(glyphs, ["✓", "•", "!", "✗"]);
-    assert_eq!(Severity::Warn.as_str(), "warn");
-    assert!(Severity::Ok < Severity::Info && Severity::Warn < Severity::Error);
+    assert_eq!(Status::Warn.as_str(), "warn");
+    assert!(Status::Ok < Status::Info && Status::Warn < Status::Error);
 }

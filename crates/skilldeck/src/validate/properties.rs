@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 
 use super::yaml::{AsText, field, parse_file, text, to_json};
 use super::{Check, Diagnostic, Severity, find_skill_md, non_empty_text, python_path, python_strip, read_file};
-use crate::catalog::DEFAULT_MAX_FRONTMATTER;
-use crate::frontmatter::BOM;
-use crate::skill::{Origin, Skill};
+use crate::model::{Origin, Skill};
+use crate::source::frontmatter::BOM;
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 
 /// A skill's properties as `skills-ref read-properties` gives them: `name`
 /// and `description` (required, non-empty, trimmed), and the optional keys
@@ -97,7 +97,7 @@ pub fn read_properties(path: impl AsRef<Path>) -> Result<Properties, Diagnostic>
     };
     let bytes = match read_file(&skill_md, None) {
         Ok((bytes, _)) => bytes,
-        Err(message) => return fail(Check::Unreadable, message, &skill_md, None),
+        Err(error) => return fail(Check::Unreadable, error.to_string(), &skill_md, None),
     };
     let content = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     let parsed = match parse_file(content, DEFAULT_MAX_FRONTMATTER) {

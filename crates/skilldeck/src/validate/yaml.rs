@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::{Check, line_column};
-use crate::frontmatter::{self, Fences};
+use crate::source::frontmatter::{self, Fences};
 
 /// The top-level frontmatter mapping, with the positions of keys and values.
 pub(super) type YamlMap = IndexMap<Spanned<String>, Spanned<Node>>;
@@ -215,7 +215,7 @@ pub(super) fn parse_file(text: &[u8], max_frontmatter: usize) -> Result<ParsedFi
         Err(error) => {
             let position = error.location().map(|l| frontmatter::file_position(yaml, &l, 2));
             let message = frontmatter::yaml_message(&error.to_string());
-            if message.starts_with("expected mapping") {
+            if frontmatter::is_not_a_mapping(&error) {
                 Err(Failure::new(Check::NotAMapping, "SKILL.md frontmatter must be a YAML mapping", position))
             } else {
                 Err(Failure::new(Check::InvalidYaml, format!("Invalid YAML in frontmatter: {message}"), position))

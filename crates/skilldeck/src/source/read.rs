@@ -1,6 +1,7 @@
-//! Reading a `SKILL.md` from disk: a prefix read of the head (the body comes
-//! along when the file is small, and is read on first use when it is not), then
-//! the frontmatter rules of [`crate::frontmatter`].
+//! Reading a `SKILL.md` from disk: a prefix read of the head only (stopping at
+//! the closing fence), then the frontmatter rules of [`crate::source::frontmatter`].
+//! A disk skill's body is never read here: [`body`] reads it when it is first
+//! served, and the skill keeps it (ARCHITECTURE.md, *Bodies*).
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -10,10 +11,12 @@ use std::sync::OnceLock;
 
 use skilldeck_walk::Found;
 
-use crate::catalog::{Skip, SkipReason};
-use crate::confine::Confinement;
-use crate::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
-use crate::skill::{HeldFrontmatter, Origin, Skill, SkillData};
+use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, YamlProblem};
+use crate::source::confine::Confinement;
+use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
+
+/// Default cap on the bytes of a frontmatter: 1 MiB.
+pub const DEFAULT_MAX_FRONTMATTER: usize = 1 << 20;
 
 /// The first read of a `SKILL.md`: most files fit whole.
 const FIRST_READ: usize = 8 * 1024;
@@ -29,7 +32,7 @@ thread_local! {
 }
 
 /// What a `SKILL.md` candidate became.
-pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip>;
+pub(crate) type Outcome = Result<(Skill, Option<YamlProblem>), Skip>;
 
 /// Reads and parses a `SKILL.md` the walk found (its directory still open).
 /// The skill's `Origin::Fs { skill_md }` is empty: the caller moves the
@@ -39,7 +42,7 @@ pub(crate) type Outcome = Result<(Skill, Option<frontmatter::YamlProblem>), Skip
 pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
     let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
-    let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail) });
+    let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail), position: None });
     if !found.file().regular {
         return skip(location, SkipReason::Unreadable, "not a regular file".into());
     }
@@ -78,7 +81,8 @@ pub(crate) fn parse(
     max_frontmatter: usize,
     mode: FrontmatterMode,
 ) -> Outcome {
-    let skip = |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail) };
+    let skip =
+        |reason, detail: String| Skip { location: location.clone(), reason, detail: Some(detail), position: None };
     let text = bytes.strip_prefix(BOM).unwrap_or(bytes);
     let Fences::Closed { yaml_start, yaml_end, body_start } = frontmatter::fences(text) else {
         return Err(skip(SkipReason::MissingName, "no frontmatter".into()));
@@ -93,11 +97,13 @@ pub(crate) fn parse(
     let head = match frontmatter::parse(yaml, 2, mode) {
         Ok(head) => head,
         Err(HeadError::Malformed(problem)) => {
-            return Err(skip(SkipReason::MalformedFrontmatter, problem.to_string()));
+            let position = problem.position;
+            return Err(Skip { position, ..skip(SkipReason::MalformedFrontmatter, problem.to_string()) });
         }
         Err(HeadError::MissingName(problem)) => {
+            let position = problem.as_ref().and_then(|p| p.position);
             let detail = problem.map_or_else(|| "no `name` in the frontmatter".into(), |p| p.to_string());
-            return Err(skip(SkipReason::MissingName, detail));
+            return Err(Skip { position, ..skip(SkipReason::MissingName, detail) });
         }
     };
     let body = OnceLock::new();

@@ -6,9 +6,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::confine::{Confinement, Refusal};
-use crate::frontmatter::{Frontmatter, simple};
-use crate::read;
+use crate::source::confine::{Confinement, Refusal};
+use crate::source::frontmatter::{Frontmatter, simple};
+use crate::source::read;
 
 /// One skill of a catalog: what its frontmatter says, where it came from, and
 /// its body (the instructions served at level 2).
@@ -154,7 +154,7 @@ impl Skill {
     /// let store = Arc::new(MemoryStore::default());
     /// let text = "---\nname: pdf\ndescription: Read PDFs.\nmetadata:\n  version: \"1.2\"\n---\nBody.\n";
     /// store.write("pdf", text, None, &skilldeck::store::Precondition::Any)?;
-    /// let catalog = Catalog::builder().store(store).build()?;
+    /// let catalog = Catalog::builder().store(store).build();
     /// let frontmatter = catalog.get("pdf").unwrap().frontmatter();
     /// assert_eq!(frontmatter["metadata"]["version"], "1.2");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -256,7 +256,7 @@ impl Skill {
     ///
     /// let store = Arc::new(MemoryStore::default());
     /// store.write("pedido", "---\nname: pedido\n---\nFaça o pedido.\n", None, &skilldeck::store::Precondition::Any)?;
-    /// let catalog = Catalog::builder().skill(SkillDef::new("menu")).store(store).build()?;
+    /// let catalog = Catalog::builder().skill(SkillDef::new("menu")).store(store).build();
     /// assert_eq!(catalog.get("pedido").unwrap().record(), Some("---\nname: pedido\n---\nFaça o pedido.\n"));
     /// assert_eq!(catalog.get("menu").unwrap().record(), None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -26,7 +26,7 @@ pub const MAX_SERVED_BYTES: u64 = 16 * 1024 * 1024;
 /// std::fs::create_dir_all(dir.path().join("hello"))?;
 /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\n---\nHi.\n")?;
 /// std::os::unix::fs::symlink("/etc/passwd", dir.path().join("hello/passwd.txt"))?;
-/// let catalog = skilldeck::Catalog::builder().root(dir.path()).build()?;
+/// let catalog = skilldeck::Catalog::builder().root(dir.path()).build();
 /// let confinement = catalog.confinement();
 /// assert_eq!(confinement.read(&dir.path().join("hello/SKILL.md"))?, b"---\nname: hello\n---\nHi.\n");
 /// let refused = confinement.read(&dir.path().join("hello/passwd.txt")).unwrap_err();

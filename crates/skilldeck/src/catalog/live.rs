@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use arc_swap::ArcSwap;
 
-use crate::catalog::{BuildError, Catalog, CatalogBuilder};
+use super::{Catalog, CatalogBuilder};
+use crate::store::SkillStore;
 
 /// The current [`Catalog`] of a set of sources, rebuilt on demand.
 ///
@@ -23,10 +24,10 @@ use crate::catalog::{BuildError, Catalog, CatalogBuilder};
 /// use skilldeck::{Catalog, LiveCatalog, store::{MemoryStore, SkillStore}};
 ///
 /// let store = Arc::new(MemoryStore::default());
-/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()))?;
+/// let live = LiveCatalog::new(Catalog::builder().store(store.clone()));
 /// let before = live.snapshot();
 /// store.write("pedido", "---\nname: pedido\n---\nnova\n", None, &skilldeck::store::Precondition::Any)?;
-/// live.reload()?;
+/// live.reload();
 /// assert!(before.get("pedido").is_none());
 /// assert_eq!(live.snapshot().get("pedido").unwrap().body()?, "nova\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -39,14 +40,11 @@ pub struct LiveCatalog {
 }
 
 impl LiveCatalog {
-    /// Builds the first snapshot.
-    ///
-    /// # Errors
-    ///
-    /// As [`CatalogBuilder::build`]: only a configuration that makes no sense.
-    pub fn new(builder: CatalogBuilder) -> Result<LiveCatalog, BuildError> {
-        let first = builder.assemble(None, None, true)?;
-        Ok(LiveCatalog { current: ArcSwap::from_pointee(first), builder: Mutex::new(builder) })
+    /// Builds the first snapshot (which, like [`CatalogBuilder::build`],
+    /// cannot fail).
+    pub fn new(builder: CatalogBuilder) -> LiveCatalog {
+        let first = builder.assemble(None, None, true);
+        LiveCatalog { current: ArcSwap::from_pointee(first), builder: Mutex::new(builder) }
     }
 
     /// The current snapshot. Cheap: a reference count.
@@ -59,11 +57,7 @@ impl LiveCatalog {
     /// store skills of the current snapshot, with a
     /// [`Warning::StoreStale`](crate::Warning::StoreStale): an outage of the
     /// store never empties a running catalog.
-    ///
-    /// # Errors
-    ///
-    /// As [`CatalogBuilder::build`]; the current snapshot stays.
-    pub fn reload(&self) -> Result<Catalog, BuildError> {
+    pub fn reload(&self) -> Catalog {
         self.rebuild(None)
     }
 
@@ -82,10 +76,6 @@ impl LiveCatalog {
     /// and the store are read again every time. The result is what a whole
     /// reload would give now.
     ///
-    /// # Errors
-    ///
-    /// As [`CatalogBuilder::build`]; the current snapshot stays.
-    ///
     /// # Example
     ///
     /// ```
@@ -95,15 +85,22 @@ impl LiveCatalog {
     /// let skill = dir.path().join("hello");
     /// std::fs::create_dir_all(&skill)?;
     /// std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: v1\n---\n")?;
-    /// let live = LiveCatalog::new(Catalog::builder().root(dir.path()))?;
+    /// let live = LiveCatalog::new(Catalog::builder().root(dir.path()));
     ///
     /// std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: v2\n---\n")?;
-    /// live.reload_changed(&[skill.join("SKILL.md")])?;
+    /// live.reload_changed(&[skill.join("SKILL.md")]);
     /// assert_eq!(live.snapshot().get("hello").unwrap().description(), Some("v2"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn reload_changed(&self, changed: &[PathBuf]) -> Result<Catalog, BuildError> {
+    pub fn reload_changed(&self, changed: &[PathBuf]) -> Catalog {
         self.rebuild(Some(changed))
+    }
+
+    /// The store this catalog's builder reads, if it was given one: the
+    /// store [`write_skill`](LiveCatalog::write_skill) writes to, so a write
+    /// and the reload after it can never be about two different stores.
+    pub fn store(&self) -> Option<Arc<dyn SkillStore>> {
+        self.builder.lock().unwrap_or_else(PoisonError::into_inner).store.clone()
     }
 
     /// The roots walked now, as given to the builder or to
@@ -112,7 +109,7 @@ impl LiveCatalog {
     /// ```
     /// use skilldeck::{Catalog, LiveCatalog};
     ///
-    /// let live = LiveCatalog::new(Catalog::builder().root("skills"))?;
+    /// let live = LiveCatalog::new(Catalog::builder().root("skills"));
     /// assert_eq!(live.roots(), [std::path::PathBuf::from("skills")]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -124,10 +121,6 @@ impl LiveCatalog {
     /// them whole and makes the result current; returns it. This is how a
     /// catalog follows a project that moved (an MCP client's roots).
     ///
-    /// # Errors
-    ///
-    /// As [`CatalogBuilder::build`]; the current snapshot and roots stay.
-    ///
     /// # Example
     ///
     /// ```
@@ -138,34 +131,27 @@ impl LiveCatalog {
     ///     std::fs::create_dir_all(dir.path().join(name))?;
     ///     std::fs::write(dir.path().join(name).join("SKILL.md"), format!("---\nname: {name}\n---\n"))?;
     /// }
-    /// let live = LiveCatalog::new(Catalog::builder().root(one.path()))?;
-    /// live.set_roots(vec![two.path().to_path_buf()])?;
+    /// let live = LiveCatalog::new(Catalog::builder().root(one.path()));
+    /// live.set_roots(vec![two.path().to_path_buf()]);
     /// assert!(live.snapshot().get("first").is_none() && live.snapshot().get("second").is_some());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn set_roots(&self, roots: Vec<PathBuf>) -> Result<Catalog, BuildError> {
+    pub fn set_roots(&self, roots: Vec<PathBuf>) -> Catalog {
         let mut builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
-        let previous = builder.replace_roots(roots);
+        builder.replace_roots(roots);
         let current = self.snapshot();
         // Walked whole: the kept walks belong to the old roots. The store's last good read still serves.
-        match builder.assemble(Some(&current), None, true) {
-            Ok(next) => {
-                self.current.store(Arc::new(next.clone()));
-                Ok(next)
-            }
-            Err(error) => {
-                builder.replace_roots(previous);
-                Err(error)
-            }
-        }
+        let next = builder.assemble(Some(&current), None, true);
+        self.current.store(Arc::new(next.clone()));
+        next
     }
 
-    fn rebuild(&self, changed: Option<&[PathBuf]>) -> Result<Catalog, BuildError> {
+    fn rebuild(&self, changed: Option<&[PathBuf]>) -> Catalog {
         // The builder holds no half-done state, so a panic in another reload leaves it usable.
         let builder = self.builder.lock().unwrap_or_else(PoisonError::into_inner);
         let current = self.snapshot();
-        let next = builder.assemble(Some(&current), changed, true)?;
+        let next = builder.assemble(Some(&current), changed, true);
         self.current.store(Arc::new(next.clone()));
-        Ok(next)
+        next
     }
 }

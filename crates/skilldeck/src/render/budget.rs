@@ -1,5 +1,5 @@
 //! Budgets for the level-1 catalogs: the texts of [`render`](crate::render)
-//! cut to fit a number of characters or tokens, with a [`Report`] of what was
+//! cut to fit a number of characters or tokens, with a [`BudgetReport`] of what was
 //! cut. The rules are documented on [`Budget`].
 
 use std::borrow::Cow;
@@ -9,13 +9,13 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use crate::catalog::Catalog;
+use crate::model::Skill;
 use crate::render::{self, Layout};
-use crate::skill::Skill;
 
 /// A size limit for a level-1 catalog: at most `limit` characters or tokens.
 /// [`Budget::toolnexus`], [`Budget::agentskills`] and [`Budget::insika`]
 /// return the text of the [`render`](crate::render) function of the same name,
-/// cut to fit, with a [`Report`] of what was cut. A text that fits is returned
+/// cut to fit, with a [`BudgetReport`] of what was cut. A text that fits is returned
 /// byte for byte.
 ///
 /// A budget parses from and displays as `8000c` (characters) or `2000t`
@@ -61,7 +61,7 @@ use crate::skill::Skill;
 /// let catalog = Catalog::builder()
 ///     .skill(SkillDef::new("alpha").description("Turns a long list of requirements into a plan."))
 ///     .skill(SkillDef::new("beta").description("Short."))
-///     .build()?;
+///     .build();
 /// let budget: Budget = "212c".parse()?;
 /// let fitted = budget.toolnexus(&catalog);
 /// assert!(fitted.text.ends_with("- **alpha**: Turns a long…\n- **beta**: Short."));
@@ -82,8 +82,11 @@ pub struct Budget {
     pub unit: Unit,
 }
 
-/// What a [`Budget`] counts.
+/// What a [`Budget`] counts. Non-exhaustive: [`Unit::Tokens`] exists only
+/// with the `tokens` feature, and a feature must never change whether a
+/// caller's `match` compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Unit {
     /// Unicode scalar values (Rust `char`s): not bytes, not UTF-16 units, not
     /// grapheme clusters.
@@ -141,14 +144,14 @@ pub struct Fitted<'c> {
     /// when nothing had to be cut.
     pub text: String,
     /// What was shown whole, shortened or left out.
-    pub report: Report<'c>,
+    pub report: BudgetReport<'c>,
 }
 
 /// What a budget did to a level-1 text. Every skill the renderer would list
 /// is in exactly one of `full`, `shortened` and `omitted`, each in the
 /// renderer's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Report<'c> {
+pub struct BudgetReport<'c> {
     /// The budget applied.
     pub budget: Budget,
     /// The text's size in the budget's unit, measured on the text itself.
@@ -231,7 +234,7 @@ impl fmt::Display for Budget {
     }
 }
 
-impl fmt::Display for Report<'_> {
+impl fmt::Display for BudgetReport<'_> {
     /// Four lines: the budget and its use, then the full, shortened and
     /// omitted skills, each line with a count and the names (see [`Budget`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -317,12 +320,11 @@ impl Budget {
     /// ```
     /// use skilldeck::{AgentProfile, Budget, Catalog, SkillDef};
     ///
-    /// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio do dia")).build()?;
+    /// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").description("o cardápio do dia")).build();
     /// let profile = AgentProfile::new("loja");
     /// let view = catalog.view(&profile);
     /// let fitted = Budget::chars(10).insika(&view.lazy());
     /// assert_eq!((fitted.text.as_str(), fitted.report.omitted.as_slice()), ("", &["cardapio"][..]));
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn insika<'c>(&self, skills: &[&'c Skill]) -> Fitted<'c> {
         Fitter::new(*self, Layout::Insika, skills).fit()
@@ -363,7 +365,7 @@ impl Budget {
     /// let catalog = Catalog::builder()
     ///     .skill(SkillDef::new("alpha").description("First."))
     ///     .skill(SkillDef::new("beta").description("Second."))
-    ///     .build()?;
+    ///     .build();
     /// // Too small for the list: the line alone, counting both.
     /// let fitted = Budget::chars(150).closed("find_skills", |b| b.toolnexus(&catalog));
     /// assert_eq!(
@@ -374,7 +376,6 @@ impl Budget {
     /// // Room for everything: the renderer's text, not closed.
     /// let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
     /// assert_eq!(roomy.text, render::toolnexus(&catalog));
-    /// # Ok::<(), skilldeck::BuildError>(())
     /// ```
     pub fn closed<'c>(&self, search_tool: &str, fit: impl Fn(Budget) -> Fitted<'c>) -> Fitted<'c> {
         let whole = fit(*self);
@@ -692,7 +693,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
                 text.clear();
             }
         }
-        let mut report = Report {
+        let mut report = BudgetReport {
             budget: self.budget,
             used: used.unwrap_or(0),
             share: None,

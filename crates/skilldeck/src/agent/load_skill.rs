@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::agent::{AgentProfile, AgentView, is_lazy};
+use super::{AgentProfile, AgentView, is_lazy};
 use crate::catalog::Catalog;
+use crate::model::Skill;
 use crate::render::tagged;
-use crate::skill::Skill;
 use crate::text::ruby_strip;
 use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 
@@ -20,7 +20,7 @@ use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 /// use serde_json::json;
 /// use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SkillDef};
 ///
-/// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").content("\nCORPO\n")).build()?;
+/// let catalog = Catalog::builder().skill(SkillDef::new("cardapio").content("\nCORPO\n")).build();
 /// let profile = AgentProfile::new("loja").allow(["cardapio"]);
 /// let tool = LoadSkillTool::new(&catalog.view(&profile));
 /// assert_eq!(tool.call(&json!({"name": "cardapio"})).output, "CORPO");
@@ -28,7 +28,6 @@ use crate::tool::{ToolDeclaration, ToolResult, name_argument};
 /// assert!(refused.is_error);
 /// assert_eq!(refused.output, "skill 'pedido' not available for this agent");
 /// assert_eq!(LoadSkillTool::new(&catalog.view(&AgentProfile::new("x"))).load("pedido").output, "skill 'pedido' not found");
-/// # Ok::<(), skilldeck::BuildError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct LoadSkillTool {

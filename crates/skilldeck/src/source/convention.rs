@@ -46,7 +46,7 @@ pub const USER_SKILL_DIRS: [&str; 4] = [".agents/skills", ".claude/skills", ".co
 /// assert_eq!(found.roots(), [project.path().join(".claude/skills"), home.path().join(".agents/skills")]);
 /// assert_eq!(found.searched().len(), 3 + 4);
 /// assert_eq!(found.missing().count(), 5);
-/// let catalog = Catalog::builder().roots(found.roots()).build()?;
+/// let catalog = Catalog::builder().roots(found.roots()).build();
 /// assert!(catalog.get("deploy").is_some());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -11,6 +11,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use serde_saphyr::{Budget, Location, NonFiniteFloatPolicy, Options, Spanned};
 
+use crate::model::YamlProblem;
 use crate::text::{js_trim, python_strip};
 
 pub(crate) mod simple;
@@ -94,26 +95,19 @@ pub(crate) struct Head {
     pub(crate) simple: bool,
 }
 
-/// Why YAML would not give a frontmatter mapping, with the position in the
-/// `SKILL.md` (1-based lines of the whole file) when YAML knew one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct YamlProblem {
-    /// What went wrong, in YAML's words.
-    pub message: String,
-    /// The `SKILL.md` line and column, when known.
-    pub position: Option<(u64, u64)>,
-    /// Whether the YAML parser refused the text (as opposed to parsing it into
-    /// something that is not a usable frontmatter).
-    pub refused: bool,
-}
-
-impl std::fmt::Display for YamlProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.position {
-            Some((line, column)) => write!(f, "{} at line {line}, column {column}", self.message),
-            None => f.write_str(&self.message),
-        }
+/// Whether serde-saphyr's error says the document is not a mapping (a
+/// scalar or a list where the frontmatter's keys should be), as opposed to
+/// YAML it could not read. Read off the error's kind, not its text:
+/// [`serde_saphyr::Error::Unexpected`] expecting a mapping's start or end,
+/// under any snippet or alias wrapper.
+pub(crate) fn is_not_a_mapping(error: &serde_saphyr::Error) -> bool {
+    let mut error = error;
+    while let serde_saphyr::Error::WithSnippet { error: inner, .. }
+    | serde_saphyr::Error::AliasError { error: inner, .. } = error
+    {
+        error = inner;
     }
+    matches!(error, serde_saphyr::Error::Unexpected { expected, .. } if expected.starts_with("mapping"))
 }
 
 /// Why a frontmatter gives no skill.
@@ -221,7 +215,7 @@ fn read_yaml(
             let message = yaml_message(&error.to_string());
             // A document that parses but is not a mapping is not a refusal:
             // without a rescued name it is `missing-name`, as in toolnexus.
-            let refused = !message.starts_with("expected mapping");
+            let refused = !is_not_a_mapping(&error);
             let message = if refused { message } else { "the frontmatter is not a mapping".into() };
             (IndexMap::new(), Some(YamlProblem { message, position, refused }))
         }

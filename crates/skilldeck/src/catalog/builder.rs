@@ -1,0 +1,291 @@
+//! Configuring a build: the sources in order, the filter, the sample limit,
+//! the link policy and the limits ([`CatalogBuilder`], [`Filter`],
+//! [`SampleLimit`]). What a build does with them is `assembly.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use skilldeck_walk::{Limits, Symlinks};
+
+use super::Catalog;
+use crate::model::SkillDef;
+use crate::source::frontmatter::FrontmatterMode;
+use crate::store::SkillStore;
+
+/// A per-agent allowlist or drop-list of skill names (toolnexus S2).
+///
+/// Empty: every skill. Any name mapped to `true`: exactly the names mapped to
+/// `true`. Only `false` entries: every skill not mapped to `false`.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::Filter;
+///
+/// let allow = Filter::allow(["deploy"]);
+/// assert!(allow.admits("deploy") && !allow.admits("triage"));
+/// let drop = Filter::deny(["deploy"]);
+/// assert!(!drop.admits("deploy") && drop.admits("triage"));
+/// assert!(Filter::default().admits("anything"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    entries: BTreeMap<String, bool>,
+}
+
+impl Filter {
+    /// A filter from `(name, admitted)` entries; a later entry for a name
+    /// replaces an earlier one.
+    pub fn new<I, S>(entries: I) -> Filter
+    where
+        I: IntoIterator<Item = (S, bool)>,
+        S: Into<String>,
+    {
+        Filter { entries: entries.into_iter().map(|(k, v)| (k.into(), v)).collect() }
+    }
+
+    /// An allowlist: exactly these names.
+    pub fn allow<I, S>(names: I) -> Filter
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Filter::new(names.into_iter().map(|n| (n, true)))
+    }
+
+    /// A drop-list: every name but these.
+    pub fn deny<I, S>(names: I) -> Filter
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Filter::new(names.into_iter().map(|n| (n, false)))
+    }
+
+    /// Whether the filter has no entries (and so admits everything).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether a skill of this name is exposed.
+    pub fn admits(&self, name: &str) -> bool {
+        let allowlist = self.entries.values().any(|&v| v);
+        match self.entries.get(name) {
+            Some(&admitted) => admitted,
+            None => !allowlist,
+        }
+    }
+
+    /// The entry names, in code-point order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+}
+
+/// How many sibling files the `skill` tool lists (toolnexus S5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SampleLimit {
+    /// Ten files (configured as `0`).
+    #[default]
+    Default,
+    /// At most this many files (configured as `n > 0`).
+    Max(usize),
+    /// No file block and no `Note:` line (configured as `-1`).
+    Off,
+}
+
+impl SampleLimit {
+    /// The cap used by [`SampleLimit::Default`].
+    pub const DEFAULT_CAP: usize = 10;
+
+    /// The limit from its configured number (toolnexus's `sampleLimit`):
+    /// `0`, `n > 0` or `-1`.
+    ///
+    /// # Errors
+    ///
+    /// Any other negative number: [`InvalidSampleLimit`].
+    ///
+    /// ```
+    /// use skilldeck::SampleLimit;
+    ///
+    /// assert_eq!(SampleLimit::from_config(0), Ok(SampleLimit::Default));
+    /// assert_eq!(SampleLimit::from_config(3), Ok(SampleLimit::Max(3)));
+    /// assert_eq!(SampleLimit::from_config(-1), Ok(SampleLimit::Off));
+    /// assert!(SampleLimit::from_config(-2).is_err());
+    /// ```
+    pub fn from_config(n: i64) -> Result<SampleLimit, InvalidSampleLimit> {
+        match n {
+            0 => Ok(SampleLimit::Default),
+            -1 => Ok(SampleLimit::Off),
+            n if n > 0 => Ok(SampleLimit::Max(usize::try_from(n).unwrap_or(usize::MAX))),
+            n => Err(InvalidSampleLimit(n)),
+        }
+    }
+
+    /// The cap on listed files, or `None` when the block is off.
+    pub fn cap(self) -> Option<usize> {
+        match self {
+            SampleLimit::Default => Some(Self::DEFAULT_CAP),
+            SampleLimit::Max(n) => Some(n),
+            SampleLimit::Off => None,
+        }
+    }
+}
+
+/// A configured sample limit below `-1` (see [`SampleLimit::from_config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid sample limit {0}: use 0 (ten files), a positive cap, or -1 (no file list)")]
+pub struct InvalidSampleLimit(pub i64);
+
+/// The error a [`Provider`] returns.
+pub type ProviderError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A fallible source of skill definitions, called once per build.
+pub type Provider = Arc<dyn Fn() -> Result<Vec<SkillDef>, ProviderError> + Send + Sync>;
+
+/// Configures and builds a [`Catalog`]. Every option's default is stated on
+/// its setter; a builder can build many times (a reload builds again).
+#[derive(Clone, Default)]
+pub struct CatalogBuilder {
+    pub(super) roots: Vec<PathBuf>,
+    pub(super) skills: Vec<SkillDef>,
+    pub(super) provider: Option<Provider>,
+    pub(super) filter: Filter,
+    pub(super) sample_limit: SampleLimit,
+    pub(super) symlinks: Symlinks,
+    pub(super) mode: FrontmatterMode,
+    pub(super) limits: Limits,
+    pub(super) max_frontmatter: Option<usize>,
+    pub(super) store: Option<Arc<dyn SkillStore>>,
+}
+
+impl fmt::Debug for CatalogBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CatalogBuilder")
+            .field("roots", &self.roots)
+            .field("skills", &self.skills)
+            .field("provider", &self.provider.is_some())
+            .field("filter", &self.filter)
+            .field("sample_limit", &self.sample_limit)
+            .field("store", &self.store.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CatalogBuilder {
+    /// Adds a root to walk, after those already added. Default: no roots.
+    pub fn root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.roots.push(root.into());
+        self
+    }
+
+    /// Adds roots in order. Default: no roots.
+    pub fn roots<I, P>(mut self, roots: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.roots.extend(roots.into_iter().map(Into::into));
+        self
+    }
+
+    /// The roots, as given.
+    pub(crate) fn roots_given(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// Puts `roots` in place of the roots; returns the old ones.
+    pub(crate) fn replace_roots(&mut self, roots: Vec<PathBuf>) -> Vec<PathBuf> {
+        std::mem::replace(&mut self.roots, roots)
+    }
+
+    /// Adds a data skill, collected after every root. Default: none.
+    pub fn skill(mut self, def: SkillDef) -> Self {
+        self.skills.push(def);
+        self
+    }
+
+    /// Adds data skills in order. Default: none.
+    pub fn skills(mut self, defs: impl IntoIterator<Item = SkillDef>) -> Self {
+        self.skills.extend(defs);
+        self
+    }
+
+    /// Sets a provider, called once per build; its skills come after the data
+    /// skills, and its failure is a warning. Default: none.
+    pub fn provider<F>(mut self, provider: F) -> Self
+    where
+        F: Fn() -> Result<Vec<SkillDef>, ProviderError> + Send + Sync + 'static,
+    {
+        self.provider = Some(Arc::new(provider));
+        self
+    }
+
+    /// Sets the filter. Default: empty (every skill exposed).
+    pub fn filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Sets how many sibling files the `skill` tool lists. Default:
+    /// [`SampleLimit::Default`] (ten). A number as toolnexus configures it
+    /// goes through [`SampleLimit::from_config`] first, where a bad one is
+    /// an error: the build itself can no longer fail.
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, SampleLimit};
+    ///
+    /// let catalog = Catalog::builder().sample_limit(SampleLimit::Max(3)).build();
+    /// assert_eq!(catalog.sample_limit(), SampleLimit::Max(3));
+    /// assert_eq!(Catalog::builder().sample_limit(SampleLimit::from_config(-1)?).build().sample_limit(), SampleLimit::Off);
+    /// # Ok::<(), skilldeck::InvalidSampleLimit>(())
+    /// ```
+    pub fn sample_limit(mut self, limit: SampleLimit) -> Self {
+        self.sample_limit = limit;
+        self
+    }
+
+    /// Sets the link policy for discovery and sampling. Default: [`Symlinks::Follow`].
+    pub fn symlinks(mut self, symlinks: Symlinks) -> Self {
+        self.symlinks = symlinks;
+        self
+    }
+
+    /// Sets how YAML refusals are treated. Default: [`FrontmatterMode::Lenient`].
+    pub fn frontmatter_mode(mut self, mode: FrontmatterMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the walk limits, per root. Default: [`Limits::default`].
+    pub fn walk_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the cap on a frontmatter's bytes. Default: [`DEFAULT_MAX_FRONTMATTER`](crate::DEFAULT_MAX_FRONTMATTER).
+    pub fn max_frontmatter(mut self, bytes: usize) -> Self {
+        self.max_frontmatter = Some(bytes);
+        self
+    }
+
+    /// Sets the store of authored skills, read last. A shared record that
+    /// parses replaces an earlier skill of its name in that skill's place, or
+    /// comes after every other source; agent records make that agent's scope
+    /// ([`Catalog::agent_skills`]). Default: none.
+    pub fn store(mut self, store: Arc<dyn SkillStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Collects every source, in order, into a catalog. It cannot fail:
+    /// problems with single skills are [`Skip`](crate::Skip)s, and a source
+    /// that cannot be read (a missing root, a failing provider or store) is
+    /// a [`Warning`](crate::Warning), both on the catalog. Every setting is
+    /// typed, so no configuration is left to refuse at build time.
+    pub fn build(&self) -> Catalog {
+        self.assemble(None, None, false)
+    }
+}

@@ -1,0 +1,25 @@
+//! What a walk for skills is: the file that makes a skill, the directories
+//! never entered, and the order candidates come in. Discovery, reloads,
+//! sampling and validation all walk with these rules, and nowhere else is
+//! a walker set up.
+
+use std::path::Path;
+
+use skilldeck_walk::{File, Limits, Symlinks, Walker};
+
+/// Directory names never entered, in discovery and in sampling.
+pub(crate) const SKIPPED_DIRS: [&str; 2] = [".git", "node_modules"];
+
+/// The file that makes a directory a skill.
+pub(crate) const SKILL_MD: &str = "SKILL.md";
+
+/// The order of `SKILL.md` candidates within a root, which decides which
+/// duplicate wins: depth (fewest segments first), then code point.
+pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
+    (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
+}
+
+/// A walker below `dir` that never enters [`SKIPPED_DIRS`].
+pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
+    SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
+}
