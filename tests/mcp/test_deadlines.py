@@ -114,22 +114,30 @@ def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) 
 def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: Any) -> None:
     with http_server(limited(main_tree, max_connections=1, write_timeout=2)) as server:
         sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        # Small, so that the answers fill it soon, but above loopback's segment size (64 KiB):
+        # at 4 KiB the kernel dropped whole segments, and TCP's retransmission backoff then
+        # held the client's requests back for seconds, the server waiting for them with
+        # nothing left to write (seen about once in six runs).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 131072)
         sock.setblocking(False)
         # Pipelined requests refused before any token is asked for (403), never read.
         requests = b"GET /mcp HTTP/1.1\r\nHost: evil.example\r\n\r\n" * 100
+        # The deadline runs from when the server's writes stall, once the answers fill both
+        # sockets' buffers (on loopback, megabytes: seconds of answers on a busy machine).
+        # The server then reads no more, so the client's sends block from about then on.
         start = time.monotonic()
-        closed = None
-        while closed is None and time.monotonic() - start < 10:
+        stalled = closed = None
+        while closed is None and time.monotonic() - start < 30:
             try:
                 sock.send(requests)
             except BlockingIOError:
+                stalled = stalled or time.monotonic()
                 time.sleep(0.05)
             except (ConnectionResetError, BrokenPipeError):
-                closed = time.monotonic() - start
+                closed = time.monotonic()
         sock.close()
-        assert closed is not None, "a client that reads nothing held its connection for 10 s"
-        assert closed < 6, closed
+        assert closed is not None and stalled is not None, "a client that reads nothing held its connection for 30 s"
+        assert closed - stalled < 6, closed - stalled
         # Its slot, the only one, serves others again.
         assert initialize(server).status_code == 200
 
