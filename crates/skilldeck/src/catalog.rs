@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 use skilldeck_walk::{Limits, Symlinks, Walker};
 
 use assembly::{NameIndex, StoreRead};
-pub use builder::{CatalogBuilder, Filter, InvalidSampleLimit, Provider, ProviderError, SampleLimit};
+pub use builder::{BeforeRead, CatalogBuilder, Filter, InvalidSampleLimit, Provider, ProviderError, SampleLimit};
 pub use live::LiveCatalog;
 use walks::RootWalk;
 

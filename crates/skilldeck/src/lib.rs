@@ -53,8 +53,8 @@ pub mod validate;
 
 pub use agent::{Activation, AgentProfile, AgentView, Eager, LoadSkillTool, Mode, Reason};
 pub use catalog::{
-    Catalog, CatalogBuilder, Filter, InvalidSampleLimit, LiveCatalog, Provider, ProviderError, SampleLimit, Shadowed,
-    Source,
+    BeforeRead, Catalog, CatalogBuilder, Filter, InvalidSampleLimit, LiveCatalog, Provider, ProviderError, SampleLimit,
+    Shadowed, Source,
 };
 #[cfg(feature = "tokens")]
 pub use render::budget::Encoding;

@@ -369,3 +369,31 @@ fn a_root_link_swapped_to_another_release_is_walked_whole() {
     assert_eq!((one.description(), one.body().unwrap()), (Some("one in release2"), "one from release2\n"));
     assert_eq!(summary(&catalog), summary(&builder.build()));
 }
+
+/// `before_read` is called with a skill's directory before its `SKILL.md`
+/// is read, in a build and in a reload of what changed (and only for what
+/// the reload reads): a write the hook makes is what the catalog reads, the
+/// property a watcher set up there relies on.
+#[test]
+fn before_read_runs_before_the_read_in_builds_and_reloads() {
+    let (tree, builder) = two_skills();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let builder = builder.before_read(move |dir| {
+        record.lock().unwrap().push(dir.to_path_buf());
+        let name = dir.file_name().unwrap().to_str().unwrap();
+        let text = format!("---\nname: {name}\ndescription: written before the read\n---\n");
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    });
+    let live = LiveCatalog::new(builder);
+    let catalog = live.snapshot();
+    assert_eq!(catalog.get("a").unwrap().description(), Some("written before the read"));
+    let mut dirs = std::mem::take(&mut *seen.lock().unwrap());
+    dirs.sort();
+    assert_eq!(dirs, [tree.path("a"), tree.path("b")]);
+
+    tree.skill("a", "a", "second a", "");
+    let catalog = live.reload_changed(&[tree.path("a/SKILL.md")]);
+    assert_eq!(catalog.get("a").unwrap().description(), Some("written before the read"));
+    assert_eq!(*seen.lock().unwrap(), [tree.path("a")], "only what the reload reads");
+}

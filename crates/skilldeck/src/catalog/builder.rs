@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use skilldeck_walk::{Limits, Symlinks};
@@ -145,6 +145,10 @@ pub type ProviderError = Box<dyn std::error::Error + Send + Sync>;
 /// A fallible source of skill definitions, called once per build.
 pub type Provider = Arc<dyn Fn() -> Result<Vec<SkillDef>, ProviderError> + Send + Sync>;
 
+/// Called with a skill's directory before its `SKILL.md` is read (see
+/// [`CatalogBuilder::before_read`]).
+pub type BeforeRead = Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// Configures and builds a [`Catalog`]. Every option's default is stated on
 /// its setter; a builder can build many times (a reload builds again).
 #[derive(Clone, Default)]
@@ -159,6 +163,7 @@ pub struct CatalogBuilder {
     pub(super) limits: Limits,
     pub(super) max_frontmatter: Option<usize>,
     pub(super) store: Option<Arc<dyn SkillStore>>,
+    pub(super) before_read: Option<BeforeRead>,
 }
 
 impl fmt::Debug for CatalogBuilder {
@@ -170,6 +175,7 @@ impl fmt::Debug for CatalogBuilder {
             .field("filter", &self.filter)
             .field("sample_limit", &self.sample_limit)
             .field("store", &self.store.is_some())
+            .field("before_read", &self.before_read.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -277,6 +283,37 @@ impl CatalogBuilder {
     /// ([`Catalog::agent_skills`]). Default: none.
     pub fn store(mut self, store: Arc<dyn SkillStore>) -> Self {
         self.store = Some(store);
+        self
+    }
+
+    /// Calls `f` with the directory of each `SKILL.md` a walk finds (the
+    /// root joined with its path), on the walker's thread, just before the
+    /// file is read: in every build and every reload. A file watcher that
+    /// watches the directory here misses no edit the read did not see, and
+    /// is set up while the tree is walked rather than after. Default: none.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use skilldeck::Catalog;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir(dir.path().join("hello"))?;
+    /// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n")?;
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let record = seen.clone();
+    /// let catalog = Catalog::builder()
+    ///     .root(dir.path())
+    ///     .before_read(move |skill_dir| record.lock().unwrap().push(skill_dir.to_path_buf()))
+    ///     .build();
+    /// assert!(catalog.get("hello").is_some());
+    /// assert_eq!(*seen.lock().unwrap(), [dir.path().join("hello")]);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn before_read<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&Path) + Send + Sync + 'static,
+    {
+        self.before_read = Some(Arc::new(f));
         self
     }
 

@@ -30,8 +30,15 @@ impl CatalogBuilder {
         reads: &Arc<Confinement>,
     ) -> (Vec<Candidate>, Option<LimitHit>, Totals, Vec<PathBuf>) {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
-        let walk = walker(dir, self.symlinks, limits)
-            .visit(|name| name == SKILL_MD, |found| read::skill_md(found, max_frontmatter, self.mode));
+        let walk = walker(dir, self.symlinks, limits).visit(
+            |name| name == SKILL_MD,
+            |found| {
+                if let (Some(before_read), Some(dir)) = (&self.before_read, found.file().path.parent()) {
+                    before_read(dir);
+                }
+                read::skill_md(found, max_frontmatter, self.mode)
+            },
+        );
         let mut candidates: Vec<Candidate> = walk
             .files
             .into_iter()
