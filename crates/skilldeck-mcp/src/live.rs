@@ -49,7 +49,7 @@ use skilldeck::store::SkillStore;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::server::{OwnReads, SkillServer};
+use crate::server::{OwnReads, SkillServer, background_priority};
 use crate::subscribers::Severity;
 
 #[cfg(target_os = "linux")]
@@ -124,13 +124,22 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (done, ready) = tokio::sync::watch::channel(false);
     // A move of the project waits for the first watches, so that its own replace them, not the other way.
     tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
-    tasks.push(tokio::task::spawn_blocking(move || {
+    let early = start_early(&server, &watches.roots(), &events);
+    let runtime = tokio::runtime::Handle::current();
+    let set_up = std::thread::Builder::new().name("skilldeck-watch-set-up".into()).spawn(move || {
+        let _runtime = runtime.enter();
+        // What follows lists and stats the whole tree: the requests and the reloads go first.
+        background_priority();
         // Nothing to watch before the first catalog is read.
         if let Some(first) = server.first_catalog() {
-            set_up_first(&setting_up, &first, server.loading_began(), &events);
+            set_up_first(&setting_up, &first, server.loading_began(), &events, early);
         }
+        drop(server.early_watches().finish());
         let _ = done.send(true);
-    }));
+    });
+    if let Err(error) = set_up {
+        tracing::error!(%error, "cannot set the watches up: changes are not followed");
+    }
     if let Some(store) = watch.store {
         tasks.push(tokio::spawn(poll_store(server_for_store, store, tx)));
     }
@@ -195,19 +204,32 @@ impl Watches {
 
 /// Sets the watches up in the order the module's documentation gives, once
 /// `first`, whose walk began at `began`, is published.
-fn set_up_first(watches: &Watches, first: &Catalog, began: SystemTime, events: &mpsc::UnboundedSender<Seen>) {
+fn set_up_first(
+    watches: &Watches,
+    first: &Catalog,
+    began: SystemTime,
+    events: &mpsc::UnboundedSender<Seen>,
+    early: bool,
+) {
     // Setting the watches up lists every directory: reads of our own.
     let _reading = watches.own_reads.start();
     let roots = watches.roots();
-    let started = Instant::now();
-    let candidates = candidates(first);
-    let (quick, known) = quick_watcher(&roots, &candidates, began, events, watches.own_reads.clone());
-    tracing::debug!(
-        dirs = candidates.len(),
-        modified = known.len(),
-        ms = started.elapsed().as_millis(),
-        "quick watches set"
-    );
+    // The early watcher watched each skill's directory before the walk read it.
+    let (quick, known) = match early {
+        true => (None, Vec::new()),
+        false => {
+            let started = Instant::now();
+            let candidates = candidates(first);
+            let (quick, known) = quick_watcher(&roots, &candidates, began, events, watches.own_reads.clone());
+            tracing::debug!(
+                dirs = candidates.len(),
+                modified = known.len(),
+                ms = started.elapsed().as_millis(),
+                "quick watches set"
+            );
+            (quick, known)
+        }
+    };
     let quick_set = file_clock();
     let catch_up = |since: SystemTime, when: &str, reported: &[PathBuf]| {
         let started = Instant::now();
@@ -262,13 +284,9 @@ fn quick_watcher(
     events: &mpsc::UnboundedSender<Seen>,
     own_reads: Arc<OwnReads>,
 ) -> (Option<Quick>, Vec<PathBuf>) {
-    let Some(mut watcher) = Quick::new(Relevance::new(roots, own_reads), events.clone()) else {
+    let Some(mut watcher) = quick_on_roots(roots, events, own_reads) else {
         return (None, Vec::new());
     };
-    for dir in roots.iter().chain(&parents(roots)) {
-        // A directory gone since the walk: the recursive watch sees what came instead.
-        let _ = watcher.watch(dir);
-    }
     let recent =
         |path: &Path| std::fs::symlink_metadata(path).is_ok_and(|m| m.modified().is_ok_and(|time| time >= since));
     let mut reported = Vec::new();
@@ -289,6 +307,111 @@ fn quick_watcher(
     reported.sort();
     reported.dedup();
     (Some(watcher), reported)
+}
+
+/// A quick watcher on the roots and their [`parents`], not recursive.
+fn quick_on_roots(roots: &[PathBuf], events: &mpsc::UnboundedSender<Seen>, own_reads: Arc<OwnReads>) -> Option<Quick> {
+    let mut watcher = Quick::new(Relevance::new(roots, own_reads), events.clone())?;
+    for dir in roots.iter().chain(&parents(roots)) {
+        // A directory gone since the walk: the recursive watch sees what came instead.
+        let _ = watcher.watch(dir);
+    }
+    Some(watcher)
+}
+
+/// Starts `server`'s [`EarlyWatches`] with a quick watcher on the roots;
+/// false when it is too late (the first catalog was read before), and the
+/// quick watches are set up after it instead.
+fn start_early(server: &SkillServer, roots: &[PathBuf], events: &mpsc::UnboundedSender<Seen>) -> bool {
+    let Some(quick) = quick_on_roots(roots, events, server.own_reads().clone()) else { return false };
+    let started = Instant::now();
+    let early = server.early_watches().start(quick);
+    tracing::debug!(early, ms = started.elapsed().as_millis(), "early watches started");
+    early
+}
+
+/// The quick watches set while a catalog is walked: each skill's directory
+/// just before its `SKILL.md` is read ([`CatalogBuilder::before_read`],
+/// which a loading [`SkillServer`] gives its builder), and so before the
+/// first catalog is read, while the walk runs on two threads, rather than
+/// after it, one directory at a time. An edit the read did not see is an
+/// event: made right after the first catalog, it is reloaded at once,
+/// where it waited for its directory's turn in a set-up of some 300 ms (a
+/// public registry's tree). They last until the recursive watch is set.
+///
+/// [`CatalogBuilder::before_read`]: skilldeck::CatalogBuilder::before_read
+#[derive(Default)]
+pub(crate) struct EarlyWatches(Mutex<Early>);
+
+/// Where the early watches are.
+enum Early {
+    /// No watcher yet: the directories read so far, watched when it comes.
+    Waiting(Vec<PathBuf>),
+    /// Watching each directory read.
+    Watching(Quick),
+    /// Over: set up too late, or the recursive watch took over.
+    Off,
+}
+
+impl std::fmt::Debug for EarlyWatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Early::Waiting(dirs) => format!("waiting ({} read)", dirs.len()),
+            Early::Watching(_) => "watching".to_owned(),
+            Early::Off => "off".to_owned(),
+        };
+        f.debug_tuple("EarlyWatches").field(&state).finish()
+    }
+}
+
+impl Default for Early {
+    fn default() -> Early {
+        Early::Waiting(Vec::new())
+    }
+}
+
+impl EarlyWatches {
+    /// A skill's directory is about to be read: watch it.
+    pub(crate) fn saw(&self, dir: &Path) {
+        let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let dir = || std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        match &mut *early {
+            Early::Waiting(dirs) => dirs.push(dir()),
+            // A directory gone meanwhile: the catch-up or the recursive watch sees it.
+            Early::Watching(quick) => drop(quick.watch(&dir())),
+            Early::Off => {}
+        }
+    }
+
+    /// Watches with `quick` from now on, and the directories read before
+    /// it came; false when it came too late.
+    fn start(&self, mut quick: Quick) -> bool {
+        let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let Early::Waiting(dirs) = &*early else { return false };
+        for dir in dirs {
+            let _ = quick.watch(dir);
+        }
+        *early = Early::Watching(quick);
+        true
+    }
+
+    /// No watcher came before the first catalog was read: none is waited for.
+    pub(crate) fn stop_waiting(&self) {
+        let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*early, Early::Waiting(_)) {
+            *early = Early::Off;
+        }
+    }
+
+    /// Ends the early watches; the watcher is returned, to be dropped
+    /// outside the lock (its reader is joined).
+    fn finish(&self) -> Option<Quick> {
+        let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match std::mem::replace(&mut *early, Early::Off) {
+            Early::Watching(quick) => Some(quick),
+            _ => None,
+        }
+    }
 }
 
 /// The quick watcher on Linux: inotify itself, a system call per directory
@@ -677,7 +800,10 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
-    use super::{Relevance, Report, Seen, Watches, caught_up_file_clock, modified_since, parents, quick_watcher};
+    use super::{
+        EarlyWatches, Quick, Relevance, Report, Seen, Watches, caught_up_file_clock, modified_since, parents,
+        quick_watcher,
+    };
 
     /// A skill edited after the first walk began but before its directory
     /// was watched is sent as soon as the quick watcher reaches it (not after
@@ -704,6 +830,47 @@ mod tests {
         }
         // Sent once: one reload, one notification.
         assert!(rx.try_recv().is_err());
+    }
+
+    /// The early watches: a directory read before the watcher came is
+    /// watched when it comes, one read after at once; an edit in either is
+    /// sent. Too late (the first catalog read without it), it is refused,
+    /// and the quick watches are set up after the read instead.
+    #[test]
+    fn early_watches_watch_what_was_read_before_and_after_the_watcher_came() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path().join("skills");
+        let skills: Vec<PathBuf> = ["a", "b"].iter().map(|s| root.join(s)).collect();
+        for skill in &skills {
+            std::fs::create_dir_all(skill).expect("mkdir");
+        }
+        let early = EarlyWatches::default();
+        early.saw(&skills[0]);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let quick = || Quick::new(Relevance::new(std::slice::from_ref(&root), Arc::default()), tx.clone());
+        assert!(early.start(quick().expect("inotify")));
+        early.saw(&skills[1]);
+        for skill in &skills {
+            let file = skill.join("SKILL.md");
+            std::fs::write(&file, "edited").expect("write");
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            let sent = loop {
+                match rx.try_recv() {
+                    Ok(Seen::Paths(paths)) => break paths,
+                    Ok(other) => panic!("expected {}, got {other:?}", file.display()),
+                    Err(_) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+                    Err(_) => panic!("{} was not watched", skill.display()),
+                }
+            };
+            assert!(sent.iter().all(|path| *path == file), "{sent:?}");
+            while rx.try_recv().is_ok() {}
+        }
+        assert!(early.finish().is_some());
+        assert!(early.finish().is_none());
+
+        let late = EarlyWatches::default();
+        late.stop_waiting();
+        assert!(!late.start(quick().expect("inotify")), "a watcher that came after the first read");
     }
 
     /// The rules both watchers' reports go through: reads are no change, a

@@ -30,6 +30,7 @@ use tokio::sync::broadcast;
 use crate::client_roots::{self, ClientRoots, Project};
 use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
+use crate::live::EarlyWatches;
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication, Version};
 use crate::ready::{INSTRUCTIONS_WAIT, Ready, Stage, loading_instructions};
@@ -212,6 +213,8 @@ struct Shared {
     reloading: Mutex<()>,
     /// The server's own reads of the trees, which flood the file watcher.
     own_reads: Arc<OwnReads>,
+    /// The file watcher's watches set as the first catalog is walked.
+    early: Arc<EarlyWatches>,
     /// Subscriptions to files and sessions' log levels.
     subscribers: Subscribers,
     /// Where the catalog looked, and the client's roots it may follow.
@@ -264,6 +267,9 @@ impl SkillServer {
     /// ```
     pub fn loading(builder: CatalogBuilder, options: Options) -> SkillServer {
         let server = SkillServer::unloaded(options);
+        let early = server.shared.early.clone();
+        // A file watcher started meanwhile (`watch`) watches each skill before the walk reads it.
+        let builder = builder.before_read(move |dir| early.saw(dir));
         let loader = server.clone();
         let spawned = std::thread::Builder::new().name("first-catalog".into()).spawn(move || {
             loader.shared.ready.walk_begins();
@@ -301,6 +307,7 @@ impl SkillServer {
             reported: Mutex::default(),
             reloading: Mutex::default(),
             own_reads: Arc::default(),
+            early: Arc::default(),
             subscribers: Subscribers::default(),
             project,
         };
@@ -311,6 +318,7 @@ impl SkillServer {
     /// tool calls as soon as it is read, the others once its publication is
     /// built.
     fn publish_first(&self, live: LiveCatalog) {
+        self.shared.early.stop_waiting();
         {
             let _reading = self.shared.own_reads.start();
             let catalog = live.snapshot();
@@ -625,6 +633,11 @@ impl SkillServer {
         }
     }
 
+    /// The file watcher's watches set as the first catalog is walked.
+    pub(crate) fn early_watches(&self) -> &EarlyWatches {
+        &self.shared.early
+    }
+
     /// The server's own reads of the trees, for the watcher to tell their
     /// overflows from a change's.
     pub(crate) fn own_reads(&self) -> &Arc<OwnReads> {
@@ -745,11 +758,25 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>) 
     }
     let (catalog, own_reads) = (catalog.clone(), own_reads.clone());
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
+        background_priority();
         let _reading = own_reads.start();
         let _ = catalog.search("", 1);
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
+    }
+}
+
+/// Lowers the calling thread's priority (nice 10, on Linux; elsewhere
+/// nothing): for work done ahead of need, which reads whole trees for
+/// seconds on a large one (the watches' set-up, the search index's build),
+/// so that it never slows a request, the first publication or an edit's
+/// reload beside it. Threads it starts (notify's) inherit it; it is never
+/// raised again, so it is only for threads of its own, never a pool's.
+pub(crate) fn background_priority() {
+    #[cfg(target_os = "linux")]
+    if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10) {
+        tracing::debug!(%error, "cannot lower a background thread's priority");
     }
 }
 
