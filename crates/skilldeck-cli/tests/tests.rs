@@ -540,22 +540,7 @@ fn list_shadowed_and_load_at_reach_the_skill_that_lost() {
 // prompt --budget and --report: the cut text on stdout, the report on stderr.
 mod budget;
 
-/// The PostgreSQL server of the PostgreSQL variants: `None` when
-/// `SKILLDECK_TEST_POSTGRES` is unset, said once on stderr (written past the
-/// test harness's capture, so a local run shows it). Under CI (`CI` set) an
-/// unset server fails the test instead: the PostgreSQL variants must never
-/// pass there without running.
-fn postgres_url() -> Option<String> {
-    if let Ok(url) = std::env::var("SKILLDECK_TEST_POSTGRES") {
-        return Some(url);
-    }
-    let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-    assert!(!ci, "CI is set but SKILLDECK_TEST_POSTGRES is not: the PostgreSQL tests must run in CI");
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        let note = "skipped: set SKILLDECK_TEST_POSTGRES to a PostgreSQL URL to run the PostgreSQL tests";
-        let _ = writeln!(std::io::stderr(), "{note}");
-    });
-    None
-}
+// The PostgreSQL server of the PostgreSQL variants (`None` when unset, a failure under CI).
+#[path = "../../skilldeck-store/tests/postgres_url.rs"]
+mod postgres_url;
+use postgres_url::postgres_url;
