@@ -71,7 +71,9 @@ def main() -> int:
     print(f"tree: {args.tree} ({len(names)} exposed skills, {len(described)} with a description)")
 
     started = time.perf_counter()
-    server = Server(args.bin, ["--root", str(args.tree), "--budget", args.budget])
+    # `initialize` waits for the catalog (the default 50 ms would send the "loading" text): the
+    # instructions checked here are the catalog's.
+    server = Server(args.bin, ["--root", str(args.tree), "--budget", args.budget, "--instructions-wait", "60000"])
     init = server.handshake()
     print(f"initialize answered in {time.perf_counter() - started:.2f} s (walk, publication, level 1)")
     instructions = init.get("instructions") or ""
