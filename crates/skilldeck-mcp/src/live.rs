@@ -3,19 +3,22 @@
 //! (the paths the watcher reported; the store is read again every time), then
 //! the list-changed notifications.
 //!
-//! Watching waits for the first catalog, so that its walk has the machine
-//! to itself, then comes in two steps. Registering a recursive watch lists
-//! every directory under the roots (seconds on a public registry's tree),
-//! and the watcher reports nothing until it is done: so first a quick
-//! watcher goes on the roots and on the directory of every `SKILL.md` the
-//! catalog found (one call each, no listing), each of those files and
-//! directories looked at right after its watch is set (an edit to a known
-//! skill is reloaded at once), and what else was modified since the first
-//! walk began is reloaded (it may have read a file before an edit); then
-//! the recursive watch is set up, the quick one dropped, and what was
-//! modified meanwhile is reloaded too. A look for what was modified lists
-//! and stats the trees, opening no file and following no link; it reloads
-//! nothing, and tells no client, when nothing was.
+//! Watching comes in two steps. Registering a recursive watch lists every
+//! directory under the roots (seconds on a public registry's tree), and the
+//! watcher reports nothing until it is done: so first a quick watcher goes
+//! on the roots and on the directory of every `SKILL.md`, one call each, no
+//! listing. Those watches are set while the first catalog is walked
+//! ([`EarlyWatches`]): each directory just before the walk reads its
+//! `SKILL.md`, so an edit the read did not see is an event, and an edit right
+//! after the first catalog is reloaded at once. (A server watched after its
+//! first catalog was read sets them then, each file and directory looked at
+//! right after its watch is set.) Once the first catalog is read, what else
+//! was modified since its walk began is reloaded (a file written before its
+//! directory was watched, one made beside a skill); then the recursive watch
+//! is set up, the quick one dropped, and what was modified meanwhile is
+//! reloaded too. A look for what was modified lists and stats the trees,
+//! opening no file and following no link; it reloads nothing, and tells no
+//! client, when nothing was. All of that runs at background priority.
 //!
 //! On Linux the quick watcher is inotify itself (`quick.rs`): a watch is
 //! one system call, and a public registry's 15,700 skill directories are

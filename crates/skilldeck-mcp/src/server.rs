@@ -188,8 +188,11 @@ impl Change {
 
 #[derive(Debug)]
 struct Shared {
-    /// Set once the first build ends (after `current`); reloads wait for it.
+    /// Set once the first catalog is read: a reload may read what changed
+    /// while the first publication is built, and waits for it to publish.
     live: OnceLock<LiveCatalog>,
+    /// Set once the first generation is published (`current` is some).
+    published: OnceLock<()>,
     options: Options,
     /// None until the first generation is published.
     current: ArcSwapOption<Generation>,
@@ -296,6 +299,7 @@ impl SkillServer {
         let project = Project::new(&options);
         let shared = Shared {
             live: OnceLock::new(),
+            published: OnceLock::new(),
             ready: Ready::new(options.instructions_wait),
             options,
             current: ArcSwapOption::empty(),
@@ -329,13 +333,15 @@ impl SkillServer {
             let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
             warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
             let _ = self.shared.first.set((catalog.clone(), level1.clone()));
+            // An edit seen now is read again beside the publication's build, not after it.
+            let _ = self.shared.live.set(live);
             self.shared.ready.reach(Stage::Read);
             let publication = Publication::build(&catalog, level1.profile.as_deref());
             let generation = Arc::new(Generation { catalog, publication, level1 });
             self.shared.current.store(Some(generation.clone()));
             self.report(&generation);
         }
-        let _ = self.shared.live.set(live);
+        let _ = self.shared.published.set(());
         self.shared.ready.reach(Stage::Published);
     }
 
@@ -373,7 +379,7 @@ impl SkillServer {
         self.shared.ready.began()
     }
 
-    /// The live catalog, once the first build ended (blocking until then).
+    /// The live catalog, once the first catalog is read (blocking until then).
     fn live(&self) -> &LiveCatalog {
         self.shared.live.wait()
     }
@@ -412,9 +418,11 @@ impl SkillServer {
     /// generation's files of the skills `changed` leaves alone (all are
     /// walked again without it).
     fn publish(&self, catalog: Catalog, changed: Option<&[PathBuf]>) -> Change {
+        // A reload may read what changed while the first publication is built: its own is made from that one.
+        self.shared.published.wait();
         let started = std::time::Instant::now();
         let Some(current) = self.generation() else {
-            unreachable!("reloads wait for the first catalog, which is published before they start")
+            unreachable!("the first generation is published before `published` is set")
         };
         let profile = self.profile_now(&current.level1);
         // An entry kept from the current publication was made for its
@@ -550,7 +558,7 @@ impl SkillServer {
     }
 
     /// The roots walked now (none when the first catalog could not be
-    /// built). Blocking until the first build ends.
+    /// built). Blocking until the first catalog is read.
     pub(crate) fn roots(&self) -> Vec<PathBuf> {
         self.live().roots()
     }
@@ -578,7 +586,7 @@ impl SkillServer {
     fn published_blocking(&self) -> Option<Arc<Generation>> {
         if self.generation().is_none() {
             let wait = || {
-                let _ = self.shared.live.wait();
+                self.shared.published.wait();
             };
             match tokio::runtime::Handle::try_current().map(|runtime| runtime.runtime_flavor()) {
                 Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
