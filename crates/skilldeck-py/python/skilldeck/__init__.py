@@ -16,6 +16,7 @@ Errors are ``SkillError`` subclasses (``BuildError``, ``StoreError``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Awaitable, Callable, Dict, List, Literal, Optional, Sequence, Union
 
 from ._skilldeck import (
@@ -128,8 +129,6 @@ class SkillSource:
     def __init__(self, catalog: Catalog) -> None:
         #: The engine's snapshot behind this source.
         self.catalog: Catalog = catalog
-        #: The exposed skills by name, in discovery order.
-        self.skills: Dict[str, Skill] = catalog.by_name()
         #: Every candidate discovery refused, with its reason.
         self.skipped: List[Skip] = catalog.skips
         #: What toolnexus prints on stderr (missing roots, duplicates, filter names, a failed provider).
@@ -141,6 +140,13 @@ class SkillSource:
             source="skill",
             execute=self._execute,
         )
+
+    @cached_property
+    def skills(self) -> Dict[str, Skill]:
+        """The exposed skills by name, in discovery order (made on first use: a
+        caller that only wants ``prompt()`` and the tool never pays for 10,000
+        ``Skill`` objects)."""
+        return self.catalog.by_name()
 
     def prompt(self) -> str:
         """The markdown catalog for the system prompt: toolnexus's, byte for byte."""
