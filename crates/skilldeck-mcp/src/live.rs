@@ -18,7 +18,8 @@
 //! is set up, the quick one dropped, and what was modified meanwhile is
 //! reloaded too. A look for what was modified lists and stats the trees,
 //! opening no file and following no link; it reloads nothing, and tells no
-//! client, when nothing was. All of that runs at background priority.
+//! client, when nothing was. The looks run at background priority; the
+//! recursive watch's listing is notify's thread's, which keeps its own.
 //!
 //! On Linux the quick watcher is inotify itself (`quick.rs`): a watch is
 //! one system call, and a public registry's 15,700 skill directories are
@@ -128,6 +129,9 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     // A move of the project waits for the first watches, so that its own replace them, not the other way.
     tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
     let early = start_early(&server, &watches.roots(), &events);
+    // Made here, notify's thread keeps this thread's priority: it delivers every event for
+    // the server's life, and a thread never gets its priority back once lowered.
+    let recursive = new_watcher(Relevance::new(&watches.roots(), own_reads.clone()), events.clone());
     let runtime = tokio::runtime::Handle::current();
     let set_up = std::thread::Builder::new().name("skilldeck-watch-set-up".into()).spawn(move || {
         let _runtime = runtime.enter();
@@ -135,7 +139,8 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
         background_priority();
         // Nothing to watch before the first catalog is read.
         if let Some(first) = server.first_catalog() {
-            set_up_first(&setting_up, &first, server.loading_began(), &events, early);
+            let early = early.then(|| server.early_watches());
+            set_up_first(&setting_up, &first, server.loading_began(), &events, early, recursive);
         }
         drop(server.early_watches().finish());
         let _ = done.send(true);
@@ -212,15 +217,16 @@ fn set_up_first(
     first: &Catalog,
     began: SystemTime,
     events: &mpsc::UnboundedSender<Seen>,
-    early: bool,
+    early: Option<&EarlyWatches>,
+    recursive: Option<RecommendedWatcher>,
 ) {
     // Setting the watches up lists every directory: reads of our own.
     let _reading = watches.own_reads.start();
     let roots = watches.roots();
     // The early watcher watched each skill's directory before the walk read it.
     let (quick, known) = match early {
-        true => (None, Vec::new()),
-        false => {
+        Some(_) => (None, Vec::new()),
+        None => {
             let started = Instant::now();
             let candidates = candidates(first);
             let (quick, known) = quick_watcher(&roots, &candidates, began, events, watches.own_reads.clone());
@@ -247,9 +253,13 @@ fn set_up_first(
     let started = Instant::now();
     // Held until the watches are set, so that a root replaced meanwhile is watched again after.
     let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
-    *holder = start_watcher(&roots, events.clone(), watches.own_reads.clone());
+    *holder = recursive.map(|mut watcher| {
+        watch_roots(&mut watcher, &roots);
+        watcher
+    });
     drop(holder);
     drop(quick);
+    drop(early.and_then(EarlyWatches::finish));
     tracing::debug!(ms = started.elapsed().as_millis(), "recursive watches set");
     catch_up(quick_set, "while the recursive watches were set", &[]);
 }
@@ -538,15 +548,20 @@ fn start_watcher(
     own_reads: Arc<OwnReads>,
 ) -> Option<RecommendedWatcher> {
     let mut watcher = new_watcher(Relevance::new(roots, own_reads), events)?;
+    watch_roots(&mut watcher, roots);
+    Some(watcher)
+}
+
+/// Watches every root recursively, and the roots' parents not.
+fn watch_roots(watcher: &mut RecommendedWatcher, roots: &[PathBuf]) {
     for root in roots.iter().filter(|root| root.is_dir()) {
-        watch_root(&mut watcher, root);
+        watch_root(watcher, root);
     }
     for parent in &parents(roots) {
         if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
             tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
         }
     }
-    Some(watcher)
 }
 
 /// A watcher with no watch yet, sending what `relevance` lets through.

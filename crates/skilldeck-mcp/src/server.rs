@@ -777,10 +777,10 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>) 
 
 /// Lowers the calling thread's priority (nice 10, on Linux; elsewhere
 /// nothing): for work done ahead of need, which reads whole trees for
-/// seconds on a large one (the watches' set-up, the search index's build),
-/// so that it never slows a request, the first publication or an edit's
-/// reload beside it. Threads it starts (notify's) inherit it; it is never
-/// raised again, so it is only for threads of its own, never a pool's.
+/// seconds on a large one (the watches' catch-ups, the search index's
+/// build), so that it never slows a request, the first publication or an
+/// edit's reload beside it. Threads it starts inherit it, and it is never
+/// raised again: it is only for threads of its own, never a pool's.
 pub(crate) fn background_priority() {
     #[cfg(target_os = "linux")]
     if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10) {
