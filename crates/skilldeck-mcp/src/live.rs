@@ -142,6 +142,8 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
             let early = early.then(|| server.early_watches());
             set_up_first(&setting_up, &first, server.loading_began(), &events, early, recursive);
         }
+        // set_up_first ends them once the recursive watch is set; this ends them when the
+        // first catalog could not be read, or none was started (then a no-op).
         drop(server.early_watches().finish());
         let _ = done.send(true);
     });
