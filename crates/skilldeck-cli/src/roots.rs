@@ -58,8 +58,12 @@ fn absolute(root: &Path) -> anyhow::Result<PathBuf> {
     Ok(absolute)
 }
 
-/// Says which conventional places are walked, and (at `debug`) which are not.
+/// Says which conventional places are walked, warns of those that lead out
+/// of their project, and (at `debug`) says which others are not walked.
 pub(crate) fn log_conventional(found: &ConventionalRoots) {
+    for outside in found.outside_project() {
+        tracing::warn!(target: LOG_TARGET, "{outside}");
+    }
     if !found.roots().is_empty() {
         tracing::info!(target: LOG_TARGET, "no --root given: skills from {}", joined(found.roots()));
     }

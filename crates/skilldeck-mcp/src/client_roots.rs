@@ -128,6 +128,9 @@ async fn ask(server: SkillServer, peer: Peer<RoleServer>, home: Option<PathBuf>)
     let moving = server.clone();
     let moved = tokio::task::spawn_blocking(move || {
         let found = ConventionalRoots::find(&projects, home.as_deref());
+        for outside in found.outside_project() {
+            tracing::warn!("{outside}");
+        }
         if same_place(&found, &moving.roots(), &moving.project().looked_in()) {
             return None;
         }

@@ -2,8 +2,15 @@
 //! none is given (SPEC §14). The project's places come before the user's, so
 //! that a project's skill wins over a personal one of the same name (the
 //! catalog keeps the first skill of a name).
+//!
+//! A project is whatever repository skilldeck is run in, a stranger's clone
+//! as often as not: its places may not lead out of it. A `.claude/skills`
+//! that links to `/etc` or `/` is not a root (its skills would be served from
+//! there, and a live server would watch the whole file system). The user's
+//! own places may lead anywhere: the user made them.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The skill directories of a project, in precedence order, relative to a
@@ -29,7 +36,11 @@ pub const USER_SKILL_DIRS: [&str; 4] = [".agents/skills", ".claude/skills", ".co
 /// [`PROJECT_SKILL_DIRS`]; then the home directory gives [`USER_SKILL_DIRS`].
 /// A place that is not a directory is not a root (and no warning); a place
 /// that leads to a directory already taken (`.claude/skills` linked to
-/// `.agents/skills`, a project that is the home directory) is taken once.
+/// `.agents/skills`, a project that is the home directory) is taken once. A
+/// project's place whose real path leaves the project (the repository root
+/// it was found under, or the directory alone) is not a root either: it is
+/// [`outside_project`](ConventionalRoots::outside_project), for the caller
+/// to warn of. A place that is also one of the user's is the user's.
 ///
 /// # Example
 ///
@@ -54,30 +65,88 @@ pub const USER_SKILL_DIRS: [&str; 4] = [".agents/skills", ".claude/skills", ".co
 pub struct ConventionalRoots {
     searched: Vec<PathBuf>,
     roots: Vec<PathBuf>,
+    outside_project: Vec<OutsideProject>,
+}
+
+/// A project's conventional place that leads out of its project (a link in
+/// a cloned repository to `/etc`, `/` or a home directory): not walked.
+///
+/// ```
+/// let project = tempfile::tempdir()?;
+/// std::fs::create_dir(project.path().join(".claude"))?;
+/// std::os::unix::fs::symlink("/etc", project.path().join(".claude/skills"))?;
+/// let found = skilldeck::ConventionalRoots::find(&[project.path().to_path_buf()], None);
+/// assert!(found.roots().is_empty());
+/// let outside = &found.outside_project()[0];
+/// assert_eq!(outside.place, project.path().join(".claude/skills"));
+/// assert_eq!(outside.leads_to, std::fs::canonicalize("/etc")?);
+/// assert!(outside.to_string().ends_with(&format!("leads out of its project (to {}): not walked", outside.leads_to.display())));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OutsideProject {
+    /// The place, as looked in.
+    pub place: PathBuf,
+    /// Where it really is.
+    pub leads_to: PathBuf,
+    /// The project it was found in (its repository root, or the directory
+    /// alone outside a repository).
+    pub project: PathBuf,
+}
+
+impl fmt::Display for OutsideProject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is a skill directory of the project {} that leads out of its project (to {}): not walked",
+            self.place.display(),
+            self.project.display(),
+            self.leads_to.display()
+        )
+    }
 }
 
 impl ConventionalRoots {
     /// The conventional places of `projects` (in order; each made absolute
     /// against the working directory) and of `home`.
     pub fn find(projects: &[PathBuf], home: Option<&Path>) -> ConventionalRoots {
-        let project_places = projects
-            .iter()
-            .flat_map(|project| project_dirs(&std::path::absolute(project).unwrap_or_else(|_| project.clone())))
-            .flat_map(|dir| PROJECT_SKILL_DIRS.map(|rel| dir.join(rel)));
-        let user_places = home.into_iter().flat_map(|home| USER_SKILL_DIRS.map(|rel| home.join(rel)));
+        let user_places: Vec<PathBuf> =
+            home.into_iter().flat_map(|home| USER_SKILL_DIRS.map(|rel| home.join(rel))).collect();
+        // Each project's places, with the real path they must stay inside.
+        let project_places = projects.iter().flat_map(|project| {
+            let dirs = project_dirs(&std::path::absolute(project).unwrap_or_else(|_| project.clone()));
+            let top = dirs.last().cloned().unwrap_or_default();
+            let top_real = std::fs::canonicalize(&top).ok();
+            let places: Vec<_> = dirs.iter().flat_map(|dir| PROJECT_SKILL_DIRS.map(|rel| dir.join(rel))).collect();
+            places.into_iter().map(move |place| (place, Some((top.clone(), top_real.clone()))))
+        });
+        let places = project_places.chain(user_places.iter().map(|place| (place.clone(), None)));
         let mut found = ConventionalRoots::default();
         let mut real_dirs = HashSet::new();
-        for place in project_places.chain(user_places) {
+        for (place, project) in places {
             if found.searched.contains(&place) {
                 continue;
             }
             let real = std::fs::canonicalize(&place).ok().filter(|real| real.is_dir());
-            if real.is_some_and(|real| real_dirs.insert(real)) {
+            if let (Some(real), Some((project, project_real))) = (&real, project)
+                && !user_places.contains(&place)
+                && !project_real.is_some_and(|top| real.starts_with(top))
+            {
+                let leads_to = real.clone();
+                found.outside_project.push(OutsideProject { place: place.clone(), leads_to, project });
+            } else if real.is_some_and(|real| real_dirs.insert(real)) {
                 found.roots.push(place.clone());
             }
             found.searched.push(place);
         }
         found
+    }
+
+    /// The project places that lead out of their project, in precedence
+    /// order: looked in, not walked.
+    pub fn outside_project(&self) -> &[OutsideProject] {
+        &self.outside_project
     }
 
     /// Every place looked in, in precedence order, each once.
@@ -91,8 +160,8 @@ impl ConventionalRoots {
         &self.roots
     }
 
-    /// The places looked in that are not roots: not a directory, or one
-    /// taken already under another name.
+    /// The places looked in that are not roots: not a directory, one taken
+    /// already under another name, or [out of its project](ConventionalRoots::outside_project).
     pub fn missing(&self) -> impl Iterator<Item = &Path> {
         self.searched.iter().filter(|place| !self.roots.contains(place)).map(PathBuf::as_path)
     }
@@ -173,5 +242,65 @@ mod tests {
         let found = ConventionalRoots::find(std::slice::from_ref(&home), Some(&home));
         assert_eq!(found.roots(), [home.join(".claude/skills")]);
         assert_eq!(found.searched().len(), 5);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_project_place_that_leads_out_of_the_project_is_not_a_root_but_a_user_place_may() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (repo, home, elsewhere) = (tmp.path().join("repo"), tmp.path().join("home"), tmp.path().join("elsewhere"));
+        mkdir(&repo.join(".git"));
+        mkdir(&repo.join("sub/.claude"));
+        mkdir(&repo.join(".github"));
+        mkdir(&repo.join("shared/skills"));
+        mkdir(&elsewhere.join("skills"));
+        mkdir(&home);
+        let link = |target: &Path, at: &Path| std::os::unix::fs::symlink(target, at).expect("symlink");
+        // Out of the project: to /etc, to /, to a directory beside the repository.
+        link(Path::new("/etc"), &repo.join("sub/.claude/skills"));
+        link(Path::new("/"), &repo.join(".github/skills"));
+        mkdir(&repo.join(".agents"));
+        link(&elsewhere.join("skills"), &repo.join(".agents/skills"));
+        // Inside it, through a link: fine.
+        mkdir(&repo.join("sub/.agents"));
+        link(Path::new("../../shared/skills"), &repo.join("sub/.agents/skills"));
+        // The user's own place may lead anywhere.
+        mkdir(&home.join(".claude"));
+        link(&elsewhere.join("skills"), &home.join(".claude/skills"));
+
+        let found = ConventionalRoots::find(&[repo.join("sub")], Some(&home));
+        assert_eq!(found.roots(), [repo.join("sub/.agents/skills"), home.join(".claude/skills")]);
+        let outside: Vec<(&Path, PathBuf)> =
+            found.outside_project().iter().map(|o| (o.place.as_path(), o.leads_to.clone())).collect();
+        let real = |p: &Path| std::fs::canonicalize(p).expect("canonicalize");
+        assert_eq!(
+            outside,
+            [
+                (repo.join("sub/.claude/skills").as_path(), real(Path::new("/etc"))),
+                (repo.join(".agents/skills").as_path(), real(&elsewhere.join("skills"))),
+                (repo.join(".github/skills").as_path(), PathBuf::from("/")),
+            ]
+        );
+        assert!(found.outside_project().iter().all(|o| o.project == repo));
+        assert!(found.missing().any(|place| place == repo.join(".github/skills")));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outside_a_repository_the_directory_alone_is_the_project_and_home_as_project_keeps_its_links() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (dir, home, elsewhere) = (tmp.path().join("dir"), tmp.path().join("home"), tmp.path().join("elsewhere"));
+        mkdir(&dir.join(".claude"));
+        mkdir(&elsewhere.join("skills"));
+        mkdir(&home.join(".agents"));
+        std::os::unix::fs::symlink("../../elsewhere/skills", dir.join(".claude/skills")).expect("symlink");
+        std::os::unix::fs::symlink(elsewhere.join("skills"), home.join(".agents/skills")).expect("symlink");
+        let found = ConventionalRoots::find(std::slice::from_ref(&dir), None);
+        assert!(found.roots().is_empty());
+        assert_eq!(found.outside_project().len(), 1);
+        // Run in the home directory, the user's own link is the user's.
+        let found = ConventionalRoots::find(std::slice::from_ref(&home), Some(&home));
+        assert_eq!(found.roots(), [home.join(".agents/skills")]);
+        assert!(found.outside_project().is_empty());
     }
 }
