@@ -203,24 +203,29 @@ fn a_skill_md_linked_to_a_file_outside_is_listed_but_its_body_is_not_read() {
     assert_eq!(linked.location(), loc(&tree, "linked/SKILL.md"));
     assert_eq!(linked.dir(), Some(tree.path("linked").as_path()));
     // Discovery follows the link, as toolnexus does; bytes from outside
-    // every root are never served (SPEC §11).
+    // the skill's root are never served (SPEC §11).
     let real = std::fs::canonicalize(outside.path("real.md")).unwrap();
-    let refusal = format!("{} leads outside every root (to {})", loc(&tree, "linked/SKILL.md"), real.display());
+    let refusal = format!("{} leads outside its root (to {})", loc(&tree, "linked/SKILL.md"), real.display());
     assert_eq!(linked.body().unwrap_err().to_string(), refusal);
     let out = SkillTool::new(&catalog).call(&json!({"name": "linked"}));
     assert_eq!((out.output, out.is_error), (format!("Skill \"linked\" could not be read: {refusal}"), true));
     assert_good(&catalog);
 }
 
+/// Each skill's bytes are confined to its own root, not to every root's
+/// (issue 19): a root cannot open another's files through a link.
 #[test]
-fn a_skill_md_linked_inside_another_root_is_served() {
+fn a_skill_md_linked_inside_another_root_is_not_served() {
     let other = Tree::new();
     other.file("real.md", skill_md("linked", "Linked body.\n"));
+    other.file("own/SKILL.md", skill_md("own", "Its own body.\n"));
     let tree = tree();
     tree.symlink(other.path("real.md"), "linked/SKILL.md");
 
     let catalog = build(builder(&tree).root(other.root()));
-    assert_eq!(catalog.get("linked").unwrap().body().unwrap(), "Linked body.\n");
+    let error = catalog.get("linked").unwrap().body().unwrap_err().to_string();
+    assert!(error.ends_with(&format!("leads outside its root (to {})", other.path("real.md").display())), "{error}");
+    assert_eq!(catalog.get("own").unwrap().body().unwrap(), "Its own body.\n");
 }
 
 #[test]
@@ -242,7 +247,7 @@ fn a_body_swapped_for_a_fifo_or_a_proc_link_is_refused_without_blocking() {
     assert_eq!(out.output, format!("Skill \"fifo\" could not be read: {fifo} is not a regular file (a FIFO)"));
     let out = SkillTool::new(&catalog).call(&json!({"name": "env"}));
     assert!(out.is_error);
-    assert!(out.output.contains("leads outside every root (to /proc/"), "{}", out.output);
+    assert!(out.output.contains("leads outside its root (to /proc/"), "{}", out.output);
 }
 
 // ---------------------------------------------------------------------------

@@ -24,11 +24,6 @@ fn skill(root: &Path, name: &str, files: &[(&str, &[u8])]) {
     }
 }
 
-/// What may be served from a catalog of `root`.
-fn confined(root: &Path) -> Confinement {
-    Catalog::builder().root(root).build().confinement().clone()
-}
-
 fn publish(root: &Path) -> Publication {
     Publication::build(&Catalog::builder().root(root).build(), None)
 }
@@ -79,7 +74,7 @@ fn pages_follow_uri_order_and_never_split_a_skill() {
             assert!(page.len() <= size);
             for entry in &page {
                 // A page holds whole manifests: every file of the skill.
-                let manifest = entry.manifest(&digests, &confined(dir.path())).unwrap();
+                let manifest = entry.manifest(&digests).unwrap();
                 let SkillResources::Files(files) = &manifest.resources else { panic!("dynamic") };
                 assert_eq!(files.len(), 3);
             }
@@ -122,7 +117,7 @@ fn manifests_carry_digests_sizes_and_the_frontmatter_verbatim() {
     fs::write(skill_dir.join("SKILL.md"), md).unwrap();
     fs::write(skill_dir.join("scripts/run.sh"), b"echo hi\n").unwrap();
     let publication = publish(dir.path());
-    let manifest = publication.entries[0].manifest(&DigestCache::default(), &confined(dir.path())).unwrap();
+    let manifest = publication.entries[0].manifest(&DigestCache::default()).unwrap();
     let wire = serde_json::to_value(&manifest).unwrap();
     assert_eq!(
         wire,
@@ -153,7 +148,7 @@ fn skills_the_extension_cannot_list_are_still_resources() {
     for entry in &publication.entries {
         assert!(entry.listing.is_err(), "{}", entry.name);
         assert!(publication.resource(&entry.uri).is_some());
-        assert!(entry.manifest(&DigestCache::default(), &Confinement::default()).is_err());
+        assert!(entry.manifest(&DigestCache::default()).is_err());
     }
     assert_eq!(publication.entries.len(), 4);
 }
@@ -170,7 +165,7 @@ fn data_and_store_skills_publish_one_skill_md() {
         .build();
     let publication = Publication::build(&catalog, None);
     let read = |uri: &str| {
-        String::from_utf8(publication.resource(uri).unwrap().1.read(&Confinement::default()).unwrap().to_vec()).unwrap()
+        String::from_utf8(publication.resource(uri).unwrap().1.read(&Confinement::NOWHERE).unwrap().to_vec()).unwrap()
     };
     assert_eq!(
         read("skill://delta/SKILL.md"),
@@ -179,8 +174,7 @@ fn data_and_store_skills_publish_one_skill_md() {
     assert_eq!(read("skill://bare/SKILL.md"), "---\nname: bare\n---\nNo description.");
     assert_eq!(read("skill://epsilon/SKILL.md"), record);
     let delta = publication.by_name("delta").unwrap();
-    let manifest =
-        serde_json::to_value(delta.manifest(&DigestCache::default(), &Confinement::default()).unwrap()).unwrap();
+    let manifest = serde_json::to_value(delta.manifest(&DigestCache::default()).unwrap()).unwrap();
     assert_eq!(manifest["frontmatter"], serde_json::json!({"name": "delta", "description": "Say \"hi\": now\nplease"}));
     assert!(publication.by_name("bare").unwrap().listing.is_err());
     assert!(publication.by_name("epsilon").unwrap().listing.is_ok());
@@ -210,7 +204,7 @@ fn an_agent_publishes_its_effective_skills_and_prompts_its_lazy_ones() {
     let publication = Publication::build(&catalog, Some(&profile));
     let published: Vec<(&str, bool)> = publication.entries.iter().map(|e| (e.name.as_str(), e.prompt)).collect();
     assert_eq!(published, [("format", false), ("menu", true)]);
-    let menu = publication.resource("skill://menu/SKILL.md").unwrap().1.read(&Confinement::default()).unwrap();
+    let menu = publication.resource("skill://menu/SKILL.md").unwrap().1.read(&Confinement::NOWHERE).unwrap();
     assert_eq!(&*menu, b"---\nname: menu\ndescription: Agent's own.\n---\nMine.\n");
 }
 
@@ -229,10 +223,11 @@ fn odd_file_names_get_exact_uris() {
 #[test]
 fn digests_are_cached_until_the_file_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("f.txt");
-    fs::write(&path, b"one").unwrap();
+    skill(dir.path(), "alpha", &[("f.txt", b"one")]);
+    let path = dir.path().join("alpha/f.txt");
     let cache = DigestCache::default();
-    let confinement = confined(dir.path());
+    let catalog = Catalog::builder().root(dir.path()).build();
+    let confinement = catalog.get("alpha").and_then(Skill::confinement).unwrap().clone();
     let first = cache.facts(&path, &confinement).unwrap();
     assert_eq!(*first, Facts::of(b"one"));
     assert!(Arc::ptr_eq(&first, &cache.facts(&path, &confinement).unwrap()));

@@ -7,12 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use skilldeck_walk::{Limits, Symlinks};
+use skilldeck_walk::{Limits, Symlinks, Totals};
 
 use super::walks::{RootIdentity, RootWalk};
 use super::{Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
-use crate::source::confine::Confinement;
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
 use crate::store::{Record, SkillStore, StoreError};
 
@@ -36,17 +35,13 @@ impl CatalogBuilder {
         }
         // The previous walks, by root: a catalog of this builder has one per root given.
         let before = current.zip(changed).map(|(catalog, changed)| (&catalog.inner.walks, changed));
-        // Bodies are read later, under the roots as they resolve now (whether
-        // a walk met a link is known only after it: here, assume it did).
-        let reads =
-            Arc::new(Confinement::new(roots.iter().map(|(_, _, abs, id)| (abs.clone(), id.real.clone(), true))));
         for (i, root, absolute, identity) in roots {
             let earlier = before.and_then(|(walks, changed)| {
                 // A root path that leads to another directory now is a new root.
                 let walk = walks.get(i)?.as_ref().filter(|w| w.absolute == absolute && w.identity == identity)?;
-                self.rewalk(walk, changed, &reads)
+                self.rewalk(walk, changed)
             });
-            let walk = earlier.unwrap_or_else(|| self.walk_root(absolute, identity, &reads));
+            let walk = earlier.unwrap_or_else(|| self.walk_root(absolute, identity));
             let kept = self.collect_root(root, walk, &mut assembly, keep);
             assembly.walks.resize_with(i, || None);
             assembly.walks.push(kept);
@@ -138,7 +133,9 @@ impl CatalogBuilder {
     /// Offers a root's candidates to the assembly, in candidate order; the
     /// walk is returned when `keep`, for the next rebuild.
     fn collect_root(&self, root: &Path, walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
-        assembly.roots.push((walk.absolute.clone(), walk.identity.real.clone(), walk.totals.linked));
+        assembly.walked.dirs += walk.totals.dirs;
+        assembly.walked.entries += walk.totals.entries;
+        assembly.walked.linked |= walk.totals.linked;
         if let Some(limit) = walk.limit_hit {
             assembly.warn(Warning::WalkLimit { root: root.to_path_buf(), limit });
         }
@@ -205,8 +202,8 @@ pub(super) struct Assembly {
     pub(super) agents: BTreeMap<String, Vec<Skill>>,
     /// The kept walks, by root (`None` for a root not walked or not kept).
     pub(super) walks: Vec<Option<RootWalk>>,
-    /// Each walked root (absolute, resolved) and whether its walk met a link.
-    pub(super) roots: Vec<(PathBuf, PathBuf, bool)>,
+    /// What the roots' walks looked at, together.
+    pub(super) walked: Totals,
     /// The store's skills, when kept.
     pub(super) store: Option<Arc<StoreRead>>,
 }
@@ -305,7 +302,7 @@ impl Assembly {
                 shadowed: self.shadowed,
                 agents: self.agents,
                 walks: self.walks,
-                confinement: Confinement::new(self.roots),
+                walked: self.walked,
                 store: self.store,
                 sample_limit,
                 symlinks,

@@ -15,20 +15,21 @@ use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
 use crate::source::walk::{SKILL_MD, SKIPPED_DIRS, candidate_order, walker};
 
 impl CatalogBuilder {
-    /// Walks a whole root, which led to `identity` before the walk began.
-    pub(super) fn walk_root(&self, absolute: PathBuf, identity: RootIdentity, reads: &Arc<Confinement>) -> RootWalk {
-        let (candidates, limit_hit, totals, links) = self.walk_dir(&absolute, self.limits, reads);
-        RootWalk { absolute, identity, candidates, limit_hit, totals, links }
+    /// Walks a whole root, which led to `identity` before the walk began. Its
+    /// skills' bytes are confined to it (SPEC §11): to its real path, and
+    /// without resolving anything when the walk met no link.
+    pub(super) fn walk_root(&self, absolute: PathBuf, identity: RootIdentity) -> RootWalk {
+        let mut walk = self.walk_dir(&absolute, self.limits);
+        let confinement = Arc::new(Confinement::root(absolute.clone(), identity.real.clone(), walk.totals.linked));
+        confine(&mut walk.candidates, &confinement);
+        let DirWalk { candidates, limit_hit, totals, links } = walk;
+        RootWalk { absolute, identity, confinement, candidates, limit_hit, totals, links }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
-    /// thread that listed its directory, and returns them in candidate order.
-    pub(super) fn walk_dir(
-        &self,
-        dir: &Path,
-        limits: Limits,
-        reads: &Arc<Confinement>,
-    ) -> (Vec<Candidate>, Option<LimitHit>, Totals, Vec<PathBuf>) {
+    /// thread that listed its directory, and returns them in candidate order,
+    /// confined to nothing yet.
+    fn walk_dir(&self, dir: &Path, limits: Limits) -> DirWalk {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         let walk = walker(dir, self.symlinks, limits).visit(
             |name| name == SKILL_MD,
@@ -44,30 +45,23 @@ impl CatalogBuilder {
             .into_iter()
             .map(|(mut file, mut outcome)| {
                 // The walked path moves into the skill: the file keeps only what orders it.
-                if let Ok((skill, _)) = &mut outcome {
-                    let data = skill.data_mut();
-                    if let Origin::Fs { skill_md, .. } = &mut data.origin {
-                        *skill_md = std::mem::take(&mut file.path);
-                    }
-                    data.confinement = Some(reads.clone());
+                if let Ok((skill, _)) = &mut outcome
+                    && let Origin::Fs { skill_md, .. } = &mut skill.data_mut().origin
+                {
+                    *skill_md = std::mem::take(&mut file.path);
                 }
                 (file, outcome)
             })
             .collect();
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
-        (candidates, walk.limit_hit, walk.totals, walk.links)
+        DirWalk { candidates, limit_hit: walk.limit_hit, totals: walk.totals, links: walk.links }
     }
 
     /// `previous` brought up to date with `changed`, walking again only the
     /// parts that changed; `None` when only a whole walk can say (a limit in
     /// play, a link whose target lies outside the root or at or around a
     /// change, a link in a part walked again, or the root itself changed).
-    pub(super) fn rewalk(
-        &self,
-        previous: &RootWalk,
-        changed: &[PathBuf],
-        reads: &Arc<Confinement>,
-    ) -> Option<RootWalk> {
+    pub(super) fn rewalk(&self, previous: &RootWalk, changed: &[PathBuf]) -> Option<RootWalk> {
         if previous.limit_hit.is_some() {
             return None;
         }
@@ -110,11 +104,12 @@ impl CatalogBuilder {
             }
             let depth = part.components().count();
             let limits = Limits { max_depth: self.limits.max_depth.checked_sub(depth)?, ..self.limits };
-            let (found, limit_hit, more, _) = self.walk_dir(&dir, limits, reads);
+            let DirWalk { candidates: mut found, limit_hit, totals: more, .. } = self.walk_dir(&dir, limits);
             // Counted twice where the part was walked before: a whole walk
             // within the limits is sure to be within them too.
             totals.dirs += more.dirs;
             totals.entries += more.entries;
+            // No link met: the root's confinement, and whether it resolves, hold.
             if limit_hit.is_some()
                 || more.linked
                 || totals.dirs > self.limits.max_dirs
@@ -122,6 +117,7 @@ impl CatalogBuilder {
             {
                 return None;
             }
+            confine(&mut found, &previous.confinement);
             candidates.extend(found.into_iter().map(|(mut file, outcome)| {
                 file.rel = part.join(&file.rel);
                 file.depth += depth;
@@ -130,14 +126,32 @@ impl CatalogBuilder {
         }
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
         let (absolute, identity) = (previous.absolute.clone(), previous.identity.clone());
+        let confinement = previous.confinement.clone();
         // The parts walked again met no link: those that were in them are gone.
         let links = previous.links.iter().filter(|link| !parts.iter().any(|p| link.starts_with(p))).cloned().collect();
-        Some(RootWalk { absolute, identity, candidates, limit_hit: None, totals, links })
+        Some(RootWalk { absolute, identity, confinement, candidates, limit_hit: None, totals, links })
+    }
+}
+
+/// Confines the skills of freshly read `candidates` to their root.
+fn confine(candidates: &mut [Candidate], confinement: &Arc<Confinement>) {
+    for (_, outcome) in candidates {
+        if let Ok((skill, _)) = outcome {
+            skill.data_mut().confinement = Some(confinement.clone());
+        }
     }
 }
 
 /// A `SKILL.md` candidate of a root's walk and what it became.
 pub(super) type Candidate = (File, read::Outcome);
+
+/// The walk of one directory of a root.
+struct DirWalk {
+    candidates: Vec<Candidate>,
+    limit_hit: Option<LimitHit>,
+    totals: Totals,
+    links: Vec<PathBuf>,
+}
 
 /// One root's walk, kept by a live catalog: every candidate in candidate
 /// order, so that a reload reads again only what changed.
@@ -147,6 +161,8 @@ pub(super) struct RootWalk {
     pub(super) absolute: PathBuf,
     /// The directory the root led to when it was walked.
     pub(super) identity: RootIdentity,
+    /// What its skills may serve: files inside it.
+    pub(super) confinement: Arc<Confinement>,
     pub(super) candidates: Vec<Candidate>,
     pub(super) limit_hit: Option<LimitHit>,
     /// Over-counted after rebuilds, never under.

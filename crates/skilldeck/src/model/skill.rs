@@ -35,8 +35,8 @@ pub(crate) struct SkillData {
     pub(crate) body: OnceLock<String>,
     /// A store skill's record text, verbatim; `None` for other origins.
     pub(crate) record: Option<Arc<str>>,
-    /// The roots a disk skill's body may be read from (shared by every
-    /// skill of a build); `None` for other origins.
+    /// The root a disk skill's body may be read from (shared by every
+    /// skill of that root's walk); `None` for other origins.
     pub(crate) confinement: Option<Arc<Confinement>>,
 }
 
@@ -188,9 +188,9 @@ impl Skill {
     ///
     /// # Errors
     ///
-    /// A disk skill's body is read when first asked for, under the
-    /// catalog's [`Confinement`]: the read fails if the `SKILL.md` went, is
-    /// no longer a regular file inside a root, lost its frontmatter, or is
+    /// A disk skill's body is read when first asked for, under its
+    /// [`Confinement`]: the read fails if the `SKILL.md` went, is
+    /// no longer a regular file inside its root, lost its frontmatter, or is
     /// larger than [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES). A body of
     /// any origin over that limit is an error (`PermissionDenied`, carrying
     /// the [`Refusal`]).
@@ -227,8 +227,7 @@ impl Skill {
         let Origin::Fs { skill_md, .. } = &self.data.origin else {
             return None;
         };
-        let outside_every_root = Confinement::default();
-        Some(read::body(skill_md, self.data.confinement.as_deref().unwrap_or(&outside_every_root)))
+        Some(read::body(skill_md, self.data.confinement.as_deref().unwrap_or(&Confinement::NOWHERE)))
     }
 
     /// Whether the body can be served now. One that cannot be read (the file
@@ -271,6 +270,15 @@ impl Skill {
             Origin::Fs { dir, .. } => Some(dir),
             Origin::Logical { .. } | Origin::Store { .. } => None,
         }
+    }
+
+    /// What of a disk skill's files may leave a host as bytes (SPEC §11):
+    /// regular files inside the real path of the root it was found under,
+    /// within [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES). Its body is read
+    /// under it, and a host that serves the skill's other files (an MCP
+    /// server) reads them through it. `None` for other origins.
+    pub fn confinement(&self) -> Option<&Confinement> {
+        self.data.confinement.as_deref()
     }
 }
 

@@ -1,5 +1,6 @@
 //! What may leave a host as bytes (SPEC §11): a regular file whose real path
-//! lies inside the real path of one of the catalog's roots, no larger than
+//! lies inside the real path of the root its skill was found under (not any
+//! root: a hostile root must not open another's files), no larger than
 //! [`MAX_SERVED_BYTES`], judged on the opened descriptor at read time; and
 //! for data and store skills, the same size limit.
 //!
@@ -17,25 +18,31 @@ use std::path::{Path, PathBuf};
 /// one skill's files together over MCP: 16 MiB, the Skills extension's limit.
 pub const MAX_SERVED_BYTES: u64 = 16 * 1024 * 1024;
 
-/// The roots whose files a catalog may serve, resolved once per build.
+/// The root whose files a disk skill may serve, resolved when it was walked:
+/// each disk skill holds its own root's ([`Skill::confinement`](crate::Skill::confinement)).
+/// The default confines to nothing: every file is refused.
 ///
 /// # Example
 ///
 /// ```
-/// let dir = tempfile::tempdir()?;
-/// std::fs::create_dir_all(dir.path().join("hello"))?;
-/// std::fs::write(dir.path().join("hello/SKILL.md"), "---\nname: hello\n---\nHi.\n")?;
-/// std::os::unix::fs::symlink("/etc/passwd", dir.path().join("hello/passwd.txt"))?;
-/// let catalog = skilldeck::Catalog::builder().root(dir.path()).build();
-/// let confinement = catalog.confinement();
-/// assert_eq!(confinement.read(&dir.path().join("hello/SKILL.md"))?, b"---\nname: hello\n---\nHi.\n");
-/// let refused = confinement.read(&dir.path().join("hello/passwd.txt")).unwrap_err();
-/// assert!(refused.to_string().ends_with("leads outside every root (to /etc/passwd)"));
+/// let (a, b) = (tempfile::tempdir()?, tempfile::tempdir()?);
+/// std::fs::create_dir_all(a.path().join("hello"))?;
+/// std::fs::write(a.path().join("hello/SKILL.md"), "---\nname: hello\n---\nHi.\n")?;
+/// std::os::unix::fs::symlink("/etc/passwd", a.path().join("hello/passwd.txt"))?;
+/// // A file of another root is not this skill's to serve.
+/// std::fs::write(b.path().join("secret.txt"), "of the other root")?;
+/// std::os::unix::fs::symlink(b.path().join("secret.txt"), a.path().join("hello/other.txt"))?;
+/// let catalog = skilldeck::Catalog::builder().root(a.path()).root(b.path()).build();
+/// let confinement = catalog.get("hello").and_then(|skill| skill.confinement()).unwrap();
+/// assert_eq!(confinement.read(&a.path().join("hello/SKILL.md"))?, b"---\nname: hello\n---\nHi.\n");
+/// let refused = confinement.read(&a.path().join("hello/passwd.txt")).unwrap_err();
+/// assert!(refused.to_string().ends_with("leads outside its root (to /etc/passwd)"));
+/// assert!(confinement.read(&a.path().join("hello/other.txt")).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Confinement {
-    roots: Vec<ConfinedRoot>,
+    root: Option<ConfinedRoot>,
 }
 
 #[derive(Clone, Debug)]
@@ -61,8 +68,9 @@ pub enum Refusal {
         /// What it is instead.
         kind: &'static str,
     },
-    /// A link (or a path through one) that leaves every root.
-    #[error("{} leads outside every root (to {})", path.display(), real.display())]
+    /// A link (or a path through one) that leaves the root of the skill
+    /// whose file it is.
+    #[error("{} leads outside its root (to {})", path.display(), real.display())]
     OutsideRoots {
         /// The path as asked for.
         path: PathBuf,
@@ -108,7 +116,7 @@ impl From<Refusal> for io::Error {
     }
 }
 
-/// A file opened for serving and checked: regular, inside a root, within
+/// A file opened for serving and checked: regular, inside its root, within
 /// the limit.
 #[derive(Debug)]
 pub struct Opened {
@@ -140,28 +148,29 @@ impl Opened {
 }
 
 impl Confinement {
-    /// The confinement to `roots`, each given as walked (absolute) with
-    /// whether its walk followed a link. A root that cannot be resolved
-    /// confines nothing to it.
-    pub(crate) fn new(roots: impl IntoIterator<Item = (PathBuf, PathBuf, bool)>) -> Confinement {
-        let roots = roots.into_iter().map(|(absolute, real, linked)| ConfinedRoot { absolute, real, linked });
-        Confinement { roots: roots.collect() }
+    /// The confinement to no root: every file is refused (the default).
+    pub const NOWHERE: Confinement = Confinement { root: None };
+
+    /// The confinement to one root, given as walked (`absolute`) and
+    /// resolved (`real`), with whether its walk followed a link.
+    pub(crate) fn root(absolute: PathBuf, real: PathBuf, linked: bool) -> Confinement {
+        Confinement { root: Some(ConfinedRoot { absolute, real, linked }) }
     }
 
-    /// Whether `real`, a resolved path, lies inside a root.
+    /// Whether `real`, a resolved path, lies inside the root.
     fn contains(&self, real: &Path) -> bool {
-        self.roots.iter().any(|root| real.starts_with(&root.real))
+        self.root.as_ref().is_some_and(|root| real.starts_with(&root.real))
     }
 
     /// Checks that the walked path `path` (a skill directory, or a file found
-    /// by a walk that followed links) lies inside a root, resolving it only
+    /// by a walk that followed links) lies inside the root, resolving it only
     /// where a link may be on its way.
     ///
     /// # Errors
     ///
-    /// The path leads outside every root, or cannot be resolved.
+    /// The path leads outside the root, or cannot be resolved.
     pub fn check_path(&self, path: &Path) -> Result<(), Refusal> {
-        if self.roots.iter().any(|root| !root.linked && path.starts_with(&root.absolute)) {
+        if self.root.as_ref().is_some_and(|root| !root.linked && path.starts_with(&root.absolute)) {
             return Ok(());
         }
         self.check_resolved(path)
@@ -169,7 +178,7 @@ impl Confinement {
 
     /// Checks, without opening it, that the file at `path`, found by a walk
     /// of a directory [`check_path`](Confinement::check_path) admits, may be
-    /// served: a regular file, inside a root (resolved only when that walk
+    /// served: a regular file, inside the root (resolved only when that walk
     /// followed a link, `linked`). Returns its size; the size limit is the
     /// caller's, who adds sizes up, and the opened file is checked again
     /// when read.
@@ -196,7 +205,7 @@ impl Confinement {
 
     /// Opens `path` for serving and checks the opened descriptor: a regular
     /// file (a special file is refused before it is opened, and opened
-    /// without blocking in case it was swapped in since), inside a root,
+    /// without blocking in case it was swapped in since), inside the root,
     /// within the size limit.
     ///
     /// # Errors
