@@ -31,6 +31,8 @@ from support import (
     assert_cacheable,
     cli_load,
     connect,
+    http_server,
+    open_client,
     digest,
     disk_files,
     list_pages,
@@ -392,6 +394,33 @@ async def test_skill_limits(era: str, limits_tree: Any) -> None:
             with pytest.raises(MCPError) as err:
                 await client.read_resource(skill_uri(name))
             assert err.value.code == INVALID_PARAMS
+
+
+async def test_a_skill_over_the_limits_is_left_out_of_every_surface(limits_tree: Any) -> None:
+    """One rule for what is exposed (issue 19, item 13): a skill the resources leave out is
+    not served by the tool, named in level 1 or found by find_skills either. (The first
+    instructions may be sent before the publication that decides it is built: a session
+    that starts after it gets the level 1 without the skill.)"""
+    with http_server([*limits_tree.args, "--find-skills"]) as server:
+        async with open_client(server.url, "legacy") as first:
+            await all_resources(first)
+        async with open_client(server.url, "legacy") as client:
+            instructions = client.instructions or ""
+            found = (await client.call_tool("find_skills", {"query": "limits test skill", "limit": 50})).content[0].text
+            for name, why in [
+                ("too-many-files", "it has more than 512 files (the Skills extension's limit)"),
+                ("too-big", "its files add up to more than 16777216 bytes (16 MiB, the Skills extension's limit)"),
+            ]:
+                result = await client.call_tool("skill", {"name": name})
+                assert result.is_error
+                assert result.content[0].text == f'Skill "{name}" is not served: {why}.'
+                assert f"**{name}**" not in instructions
+                assert f" {name}:" not in found and f" {name} " not in found
+            served = await client.call_tool("skill", {"name": "small"})
+            assert not served.is_error
+            assert "**small**" in instructions and "small" in found
+            missing = await client.call_tool("skill", {"name": "nope"})
+            assert missing.content[0].text == 'Skill "nope" not found. Available skills: at-limit, bytes-at-limit, small'
 
 
 async def test_resource_names_say_whose_file_it_is(main_tree: Any) -> None:

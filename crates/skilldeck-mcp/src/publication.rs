@@ -167,6 +167,11 @@ impl Publication {
         (!touched).then_some(entry)
     }
 
+    /// Why the skill `name` is left out of everything, when it is.
+    pub(crate) fn left_out(&self, name: &str) -> Option<&str> {
+        self.left_out.iter().find(|(left, _)| left == name).map(|(_, why)| why.as_str())
+    }
+
     /// The entry whose `SKILL.md` is `uri`.
     pub(crate) fn by_uri(&self, uri: &str) -> Option<&Entry> {
         self.by_uri.get(uri).map(|&i| &*self.entries[i])
@@ -263,20 +268,27 @@ impl Publication {
 }
 
 impl Entry {
+    /// What of the skill's files may be served: those inside its own root
+    /// (nothing, for a skill not on disk, whose files are in memory).
+    pub(crate) fn confinement(&self) -> &Confinement {
+        self.skill.confinement().unwrap_or(&Confinement::NOWHERE)
+    }
+
     /// The Skills-extension entry: frontmatter and every file with its
     /// digest and size, computed on first use and kept for the generation.
     ///
     /// # Errors
     ///
     /// The skill is not listed (why), or a file could not be read.
-    pub(crate) fn manifest(&self, digests: &DigestCache, confinement: &Confinement) -> Result<Manifest, String> {
+    pub(crate) fn manifest(&self, digests: &DigestCache) -> Result<Manifest, String> {
         if let Some(manifest) = self.manifest.get() {
             return Ok(manifest.clone());
         }
         let frontmatter = self.listing.clone()?;
         let mut resources = Vec::with_capacity(self.files.len());
         for file in &self.files {
-            let facts = file.facts(digests, confinement).map_err(|e| format!("cannot read {}: {e}", file.uri))?;
+            let facts =
+                file.facts(digests, self.confinement()).map_err(|e| format!("cannot read {}: {e}", file.uri))?;
             resources.push(SkillResource::new(file.uri.clone(), facts.digest.clone(), facts.size));
         }
         let manifest = Manifest::new(self.uri.clone(), frontmatter, SkillResources::Files(resources));
@@ -314,6 +326,13 @@ fn decode_cursor(cursor: &str) -> Option<String> {
     String::from_utf8(bytes).ok().filter(|uri| uri.starts_with(crate::uri::SCHEME) && uri.ends_with("/SKILL.md"))
 }
 
+/// Why `skill` is left out of everything, if it is: its entry made alone,
+/// a walk of its directory (for a skill asked for before its publication is
+/// built).
+pub(crate) fn unserved(catalog: &Catalog, skill: &Skill, profile: Option<&AgentProfile>) -> Option<String> {
+    entry(catalog, skill, profile, None).err()
+}
+
 /// Builds the entry of one skill, or says why it is left out of everything.
 /// `recovered` says whether the engine read its `name` and `description`
 /// line by line, and then whether YAML refused the frontmatter (else YAML
@@ -329,7 +348,7 @@ fn entry(
     let uri = format!("{base}/{SKILL_MD}");
     let mut refused = Vec::new();
     let (files, frontmatter) = match skill.origin() {
-        Origin::Fs { dir, .. } => (disk_files(catalog, dir, &base, &mut refused)?, json_object(skill)),
+        Origin::Fs { dir, .. } => (disk_files(catalog, skill, dir, &base, &mut refused)?, json_object(skill)),
         Origin::Store { .. } => {
             let text = skill.record().unwrap_or_default();
             Refusal::check_size(skill.location(), text.len() as u64).map_err(|e| e.to_string())?;
@@ -376,8 +395,14 @@ fn json_object(skill: &Skill) -> Map<String, Value> {
 
 /// The files of a disk skill that may be served (the rest go to `refused`),
 /// within the limits.
-fn disk_files(catalog: &Catalog, dir: &Path, base: &str, refused: &mut Vec<String>) -> Result<Vec<File>, String> {
-    let confinement = catalog.confinement();
+fn disk_files(
+    catalog: &Catalog,
+    skill: &Skill,
+    dir: &Path,
+    base: &str,
+    refused: &mut Vec<String>,
+) -> Result<Vec<File>, String> {
+    let confinement = skill.confinement().ok_or("it has no root to serve its files from")?;
     confinement.check_path(dir).map_err(|e| format!("its directory is not served: {e}"))?;
     let walk = catalog.skill_files(dir);
     if let Some(limit) = walk.limit_hit {

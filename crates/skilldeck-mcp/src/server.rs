@@ -22,8 +22,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, Confinement, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration,
-    ToolResult,
+    AgentProfile, Budget, Catalog, CatalogBuilder, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -337,12 +336,25 @@ impl SkillServer {
             let _ = self.shared.live.set(live);
             self.shared.ready.reach(Stage::Read);
             let publication = Publication::build(&catalog, level1.profile.as_deref());
-            let generation = Arc::new(Generation { catalog, publication, level1 });
+            let generation = Arc::new(self.generation_of(catalog, publication, level1));
             self.shared.current.store(Some(generation.clone()));
             self.report(&generation);
         }
         let _ = self.shared.published.set(());
         self.shared.ready.reach(Stage::Published);
+    }
+
+    /// The generation of `catalog` and its publication: a skill the
+    /// publication leaves out (over the Skills extension's limits, or its
+    /// files not servable) is left out of every surface, the tool, level 1
+    /// and `find_skills` included, so that none offers what another refuses.
+    fn generation_of(&self, catalog: Catalog, publication: Publication, first: Level1) -> Generation {
+        if publication.left_out.is_empty() {
+            return Generation { catalog, publication, level1: first };
+        }
+        let catalog = catalog.without(publication.left_out.iter().map(|(name, _)| name.as_str()));
+        let level1 = level1(&catalog, first.profile, &self.shared.options, &self.shared.project.looked_in());
+        Generation { catalog, publication, level1 }
     }
 
     /// Waits for the first catalog and returns it (what its warnings say,
@@ -380,7 +392,7 @@ impl SkillServer {
     }
 
     /// The live catalog, once the first catalog is read (blocking until then).
-    fn live(&self) -> &LiveCatalog {
+    pub(crate) fn live(&self) -> &LiveCatalog {
         self.shared.live.wait()
     }
 
@@ -438,7 +450,7 @@ impl SkillServer {
         let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
         tracing::debug!(ms = started.elapsed().as_millis(), "level 1 rebuilt");
         let started = std::time::Instant::now();
-        let next = Arc::new(Generation { catalog, publication, level1 });
+        let next = Arc::new(self.generation_of(catalog, publication, level1));
         let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
@@ -743,6 +755,22 @@ impl SkillServer {
         }
     }
 
+    /// Why the skill `name` of `catalog` (an agent's, with `level1`'s
+    /// profile) is not served, when it is not: the publication's rule, on
+    /// the tool as on the resources. Before the first publication is built,
+    /// the skill's entry is made alone.
+    fn unserved(&self, catalog: &Catalog, level1: &Level1, name: &str) -> Option<String> {
+        if let Some(generation) = self.generation() {
+            return generation.publication.left_out(name).map(str::to_owned);
+        }
+        let profile = level1.profile.as_deref();
+        let skill = match profile {
+            Some(profile) => catalog.view(profile).find(name),
+            None => catalog.get(name),
+        }?;
+        crate::publication::unserved(catalog, skill, profile)
+    }
+
     /// The tool's output for the skill `name`, as a prompt's text, with
     /// the profile of its generation (`level1`).
     fn load(&self, catalog: &Catalog, level1: &Level1, name: &str) -> ToolResult {
@@ -986,7 +1014,11 @@ impl ServerHandler for SkillServer {
         let result = if request.name == FIND_SKILLS && self.offers(&level1) {
             blocking(move || find_skills::call(&catalog, level1.profile.as_deref(), &args)).await?
         } else if request.name == self.declaration().name {
-            self.call(&catalog, &level1, &args)
+            let name = args.get("name").and_then(Value::as_str);
+            match name.and_then(|name| self.unserved(&catalog, &level1, name).map(|why| (name, why))) {
+                Some((name, why)) => ToolResult::error(format!("Skill \"{name}\" is not served: {why}.")),
+                None => self.call(&catalog, &level1, &args),
+            }
         } else {
             return Err(invalid_params(format!("Unknown tool: {}", request.name)));
         };
@@ -1045,7 +1077,7 @@ impl ServerHandler for SkillServer {
         let server = self.clone();
         let (resources, next) = blocking(move || {
             let (page, next) = generation.publication.resource_page(cursor.as_deref(), page_size)?;
-            Ok::<_, ()>((resources(&page, server.digests(), generation.catalog.confinement()), next))
+            Ok::<_, ()>((resources(&page, server.digests()), next))
         })
         .await?
         .map_err(|()| invalid_params("Invalid resources cursor".into()))?;
@@ -1064,12 +1096,11 @@ impl ServerHandler for SkillServer {
         let uri = served_uri(&generation.publication, &request.uri)?;
         let requested = request.uri;
         let contents = blocking(move || {
-            let Some((_, file)) = generation.publication.resource(&uri) else {
+            let Some((entry, file)) = generation.publication.resource(&uri) else {
                 return Err(not_served(&requested));
             };
-            let confinement = generation.catalog.confinement();
             let bytes = file
-                .read(confinement)
+                .read(entry.confinement())
                 .map_err(|e| McpError::internal_error(format!("cannot read {requested}: {e}"), None))?;
             let text = mime::is_text(&bytes);
             let mime_type = Some(file.mime.unwrap_or(mime::by_content(text)).to_owned());
@@ -1154,8 +1185,7 @@ impl ServerHandler for SkillServer {
         let (skills, next) = blocking(move || {
             let (page, next) = generation.publication.page(cursor.as_deref(), page_size)?;
             // A skill whose files cannot be read now is left off this page.
-            let confinement = generation.catalog.confinement();
-            let skills = page.iter().filter_map(|e| e.manifest(server.digests(), confinement).ok()).collect::<Vec<_>>();
+            let skills = page.iter().filter_map(|e| e.manifest(server.digests()).ok()).collect::<Vec<_>>();
             Ok::<_, ()>((skills, next))
         })
         .await?
@@ -1173,9 +1203,9 @@ impl ServerHandler for SkillServer {
         let generation = self.ready(&context).await?;
         let server = self.clone();
         let manifest = blocking(move || match generation.publication.by_uri(&request.uri) {
-            Some(entry) if entry.listing.is_ok() => entry
-                .manifest(server.digests(), generation.catalog.confinement())
-                .map_err(|e| McpError::internal_error(e, None)),
+            Some(entry) if entry.listing.is_ok() => {
+                entry.manifest(server.digests()).map_err(|e| McpError::internal_error(e, None))
+            }
             _ => Err(invalid_params(format!("No skill is served at {}", request.uri))),
         })
         .await??;
@@ -1281,14 +1311,14 @@ impl ServerHandler for SkillServer {
 }
 
 /// Every published file as a resource, skill by skill in URI order.
-fn resources(entries: &[&Entry], digests: &DigestCache, confinement: &Confinement) -> Vec<Resource> {
+fn resources(entries: &[&Entry], digests: &DigestCache) -> Vec<Resource> {
     let mut out = Vec::new();
     for entry in entries {
         for file in &entry.files {
             let mime_type = match file.mime {
                 Some(mime) => mime,
                 // The name says nothing: the bytes decide (cached by digest).
-                None => mime::by_content(file.facts(digests, confinement).is_ok_and(|f| f.text)),
+                None => mime::by_content(file.facts(digests, entry.confinement()).is_ok_and(|f| f.text)),
             };
             // The Skills extension: a `SKILL.md` is named by its skill's
             // name. Any other file is named by its skill and its path in

@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use skilldeck_walk::{Limits, Symlinks, Walker};
+use skilldeck_walk::{Limits, Symlinks, Totals, Walker};
 
 use assembly::{NameIndex, StoreRead};
 pub use builder::{BeforeRead, CatalogBuilder, Filter, InvalidSampleLimit, Provider, ProviderError, SampleLimit};
@@ -23,7 +23,6 @@ use walks::RootWalk;
 
 use crate::model::{Skill, Skip, Warning};
 use crate::search::SearchIndex;
-use crate::source::confine::Confinement;
 use crate::source::walk::walker;
 
 /// Which source a skill came from.
@@ -117,7 +116,7 @@ struct Inner {
     agents: BTreeMap<String, Vec<Skill>>,
     /// Each root's walk, for `LiveCatalog::reload_changed`; `None` unless kept.
     walks: Vec<Option<RootWalk>>,
-    confinement: Confinement,
+    walked: Totals,
     /// The store's skills, for a reload while the store fails; `None` unless kept.
     store: Option<Arc<StoreRead>>,
     sample_limit: SampleLimit,
@@ -143,17 +142,69 @@ impl Catalog {
         self.inner.by_name.get(name).map(|&i| &self.inner.skills[i])
     }
 
+    /// This snapshot with the skills `names` no longer exposed, as if the
+    /// filter had denied them (agents' records of those names too): what a
+    /// host that cannot serve some skills (an MCP server, over the Skills
+    /// extension's limits) offers on every surface, so that no surface offers
+    /// what another refuses. The inventory, skips and warnings are this
+    /// one's; the walks are not kept (a live catalog reloads from its own
+    /// snapshot), and the search index is built again on first use.
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, SkillDef};
+    ///
+    /// let catalog = Catalog::builder().skill(SkillDef::new("a")).skill(SkillDef::new("b")).build();
+    /// let served = catalog.without(["a"]);
+    /// assert_eq!(served.skills().map(|s| s.name()).collect::<Vec<_>>(), ["b"]);
+    /// assert!(served.get("a").is_none());
+    /// assert_eq!(served.inventory().len(), 2);
+    /// ```
+    pub fn without<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Catalog {
+        let names: std::collections::HashSet<&str> = names.into_iter().collect();
+        let inner = &self.inner;
+        let kept = |skill: &Skill| !names.contains(skill.name());
+        let agents = inner
+            .agents
+            .iter()
+            .map(|(agent, skills)| (agent.clone(), skills.iter().filter(|s| kept(s)).cloned().collect::<Vec<_>>()))
+            .filter(|(_, skills)| !skills.is_empty())
+            .collect();
+        let mut by_name = inner.by_name.clone();
+        by_name.retain(|name, _| !names.contains(name.as_str()));
+        Catalog {
+            inner: Arc::new(Inner {
+                skills: inner.skills.clone(),
+                exposed: inner.exposed.iter().copied().filter(|&i| kept(&inner.skills[i])).collect(),
+                by_name,
+                skips: inner.skips.clone(),
+                warnings: inner.warnings.clone(),
+                filter_unmatched: inner.filter_unmatched.clone(),
+                shadowed: inner.shadowed.clone(),
+                agents,
+                walks: Vec::new(),
+                walked: inner.walked,
+                store: inner.store.clone(),
+                sample_limit: inner.sample_limit,
+                symlinks: inner.symlinks,
+                limits: inner.limits,
+                search: OnceLock::new(),
+            }),
+        }
+    }
+
     /// Every skill that survived deduplication, filter or not, in collection
     /// order.
     pub fn inventory(&self) -> &[Skill] {
         &self.inner.skills
     }
 
-    /// What of this catalog's files may leave a host as bytes (SPEC §11):
-    /// regular files inside the roots, within [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES).
-    /// Skill bodies are read under it; a server reads every other file through it.
-    pub fn confinement(&self) -> &Confinement {
-        &self.inner.confinement
+    /// What the walks of the roots looked at, all roots together: the
+    /// directories entered and the entries listed (as a reload's walks of
+    /// what changed count them, never fewer than there are), and whether a
+    /// link was followed. A host that watches the roots for changes knows
+    /// from it how many watches that takes.
+    pub fn walked(&self) -> Totals {
+        self.inner.walked
     }
 
     /// The candidates that did not become skills, in collection order.
