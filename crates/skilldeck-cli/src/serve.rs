@@ -63,6 +63,10 @@ pub(crate) struct ServeArgs {
     /// Seconds an HTTP client may leave a response unread before its connection is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::WRITE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_write_timeout: u64,
+    /// The most directories watched for changes (default: half of fs.inotify.max_user_watches on
+    /// Linux); roots holding more are not followed below their top, and a warning says so.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_watches: Option<u64>,
     /// Seconds an HTTP session may go without a request before it is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::SESSION_IDLE.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_session_idle: u64,
@@ -140,7 +144,8 @@ pub(crate) fn run(
     };
     // Served at once; the catalog is read meanwhile (requests that need it wait).
     let server = SkillServer::loading(builder, options);
-    let watch = Watch { roots: roots.roots, store };
+    let max_watches = args.max_watches.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+    let watch = Watch { roots: roots.roots, store, max_watches };
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     let outcome = runtime.block_on(async move {

@@ -37,7 +37,7 @@
 //! # async fn run() -> std::io::Result<()> {
 //! let live = LiveCatalog::new(Catalog::builder().root("skills"));
 //! let server = SkillServer::new(live, Options::default());
-//! let _live = skilldeck_mcp::watch(server.clone(), Watch { roots: vec!["skills".into()], store: None });
+//! let _live = skilldeck_mcp::watch(server.clone(), Watch { roots: vec!["skills".into()], ..Watch::default() });
 //! skilldeck_mcp::serve_stdio(server).await
 //! # }
 //! ```
@@ -69,7 +69,7 @@ pub use find_skills::{
 };
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
 pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
-pub use live::{Live, Watch, watch};
+pub use live::{Live, Watch, default_max_watches, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use ready::{INSTRUCTIONS_WAIT, loading_instructions};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, ProfileStore, SkillServer, TTL_MS};

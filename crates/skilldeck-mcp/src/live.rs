@@ -43,6 +43,7 @@
 //! walked whole.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -78,11 +79,45 @@ pub struct Watch {
     pub roots: Vec<PathBuf>,
     /// A store whose [change token](SkillStore::change_token) is polled.
     pub store: Option<Arc<dyn SkillStore>>,
+    /// The most directories watched (`None`: [`default_max_watches`]). Roots
+    /// that hold more are not followed below their top, and a warning says
+    /// so: a watch per directory of a tree that big would leave the user's
+    /// other programs none.
+    pub max_watches: Option<usize>,
 }
 
 impl std::fmt::Debug for Watch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Watch").field("roots", &self.roots).field("store", &self.store.is_some()).finish()
+        f.debug_struct("Watch")
+            .field("roots", &self.roots)
+            .field("store", &self.store.is_some())
+            .field("max_watches", &self.max_watches)
+            .finish()
+    }
+}
+
+/// The most directories a server watches by default: on Linux half of the
+/// user's inotify watches (`fs.inotify.max_user_watches`, which every program
+/// of the user draws on: editors, language servers, build tools); elsewhere
+/// no bound (FSEvents and `ReadDirectoryChangesW` watch a tree with one
+/// handle).
+///
+/// ```
+/// assert!(skilldeck_mcp::default_max_watches() > 0);
+/// ```
+pub fn default_max_watches() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // 8,192 was the kernel's default before it scaled it with memory (5.11).
+        let max = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+            .ok()
+            .and_then(|max| max.trim().parse::<usize>().ok())
+            .unwrap_or(8192);
+        (max / 2).max(1)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        usize::MAX
     }
 }
 
@@ -119,7 +154,9 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let (tx, rx) = mpsc::unbounded_channel::<Seen>();
     let roots = Arc::new(Mutex::new(absolute(&watch.roots)));
     let own_reads = server.own_reads().clone();
-    let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone() };
+    let max_watches = watch.max_watches.unwrap_or_else(default_max_watches);
+    let whole = Arc::new(AtomicBool::new(true));
+    let watches = Watches { watcher: Arc::default(), roots, own_reads: own_reads.clone(), max_watches, whole };
     let moves = server.project().moves();
     let mut tasks = vec![tokio::spawn(reload_loop(server.clone(), rx, watches.clone()))];
     let setting_up = watches.clone();
@@ -127,8 +164,8 @@ pub fn watch(server: SkillServer, watch: Watch) -> Live {
     let server_for_store = server.clone();
     let (done, ready) = tokio::sync::watch::channel(false);
     // A move of the project waits for the first watches, so that its own replace them, not the other way.
-    tasks.push(tokio::spawn(follow_moves(moves, ready.clone(), watches.clone(), tx.clone())));
-    let early = start_early(&server, &watches.roots(), &events);
+    tasks.push(tokio::spawn(follow_moves(server.clone(), moves, ready.clone(), watches.clone(), tx.clone())));
+    let early = start_early(&server, &watches.roots(), &events, max_watches);
     // Made here, notify's thread keeps this thread's priority: it delivers every event for
     // the server's life, and a thread never gets its priority back once lowered.
     let recursive = new_watcher(Relevance::new(&watches.roots(), own_reads.clone()), events.clone());
@@ -165,9 +202,36 @@ struct Watches {
     /// replaced when the project moves.
     roots: Arc<Mutex<Arc<[PathBuf]>>>,
     own_reads: Arc<OwnReads>,
+    /// The most directories watched ([`Watch::max_watches`]).
+    max_watches: usize,
+    /// Whether the roots are watched whole (recursively), or only their top
+    /// (they hold more directories than `max_watches`).
+    whole: Arc<AtomicBool>,
 }
 
 impl Watches {
+    /// Whether roots whose walk entered `dirs` directories may be watched
+    /// whole: a recursive watch takes one per directory, and one more for
+    /// each root's parent. When not, says so once.
+    fn fits(&self, roots: &[PathBuf], dirs: usize) -> bool {
+        let needed = dirs.saturating_add(parents(roots).len());
+        let fits = needed <= self.max_watches;
+        self.whole.store(fits, Ordering::Relaxed);
+        if fits {
+            return true;
+        }
+        let roots: Vec<String> = roots.iter().map(|root| root.display().to_string()).collect();
+        tracing::warn!(
+            "changes below {} are not followed: the roots hold {dirs} directories, more than the {} that \
+             skilldeck watches (half the user's inotify watches, fs.inotify.max_user_watches; \
+             `serve --max-watches N` sets another bound). A skill added directly under a root is still \
+             seen; restart the server to see other changes, or give --root for the skills you use",
+            roots.join(", "),
+            self.max_watches,
+        );
+        false
+    }
+
     /// The roots watched now.
     fn roots(&self) -> Arc<[PathBuf]> {
         self.roots.lock().unwrap_or_else(PoisonError::into_inner).clone()
@@ -175,13 +239,19 @@ impl Watches {
 
     /// Sets a watcher up on the roots, in place of any before it (whose
     /// watches go with it): the project moved.
-    fn set_up(&self, events: mpsc::UnboundedSender<Seen>) {
+    /// watched whole when their walk's `dirs` directories fit the bound.
+    fn set_up(&self, events: mpsc::UnboundedSender<Seen>, dirs: usize) {
         // Setting the watches up lists every directory: reads of our own.
         let _reading = self.own_reads.start();
         // Held until the watches are set, so that a root replaced meanwhile is watched again after.
         let mut holder = self.watcher.lock().unwrap_or_else(PoisonError::into_inner);
         *holder = None;
-        *holder = start_watcher(&self.roots(), events, self.own_reads.clone());
+        let roots = self.roots();
+        let recursive = self.fits(&roots, dirs);
+        *holder = new_watcher(Relevance::new(&roots, self.own_reads.clone()), events).map(|mut watcher| {
+            watch_roots(&mut watcher, &roots, recursive);
+            watcher
+        });
     }
 
     /// Watches each of `roots` again where its path leads now (nothing while
@@ -204,7 +274,8 @@ impl Watches {
             // Already gone where the watcher saw the directory move or go.
             let _ = watcher.unwatch(root);
             if root.is_dir() {
-                watch_root(watcher, root);
+                // Walked whole by the reload: watched whole when it was before.
+                watch_root(watcher, root, self.whole.load(Ordering::Relaxed));
             } else {
                 tracing::info!("root {} leads to no directory now: not watched until it does", root.display());
             }
@@ -225,6 +296,16 @@ fn set_up_first(
     // Setting the watches up lists every directory: reads of our own.
     let _reading = watches.own_reads.start();
     let roots = watches.roots();
+    if !watches.fits(&roots, first.walked().dirs) || early.is_some_and(EarlyWatches::over) {
+        // Too big to watch whole: the roots' tops only, and no early or quick watch.
+        drop(early.and_then(EarlyWatches::finish));
+        let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
+        *holder = recursive.map(|mut watcher| {
+            watch_roots(&mut watcher, &roots, false);
+            watcher
+        });
+        return;
+    }
     // The early watcher watched each skill's directory before the walk read it.
     let (quick, known) = match early {
         Some(_) => (None, Vec::new()),
@@ -256,7 +337,7 @@ fn set_up_first(
     // Held until the watches are set, so that a root replaced meanwhile is watched again after.
     let mut holder = watches.watcher.lock().unwrap_or_else(PoisonError::into_inner);
     *holder = recursive.map(|mut watcher| {
-        watch_roots(&mut watcher, &roots);
+        watch_roots(&mut watcher, &roots, true);
         watcher
     });
     drop(holder);
@@ -337,10 +418,15 @@ fn quick_on_roots(roots: &[PathBuf], events: &mpsc::UnboundedSender<Seen>, own_r
 /// Starts `server`'s [`EarlyWatches`] with a quick watcher on the roots;
 /// false when it is too late (the first catalog was read before), and the
 /// quick watches are set up after it instead.
-fn start_early(server: &SkillServer, roots: &[PathBuf], events: &mpsc::UnboundedSender<Seen>) -> bool {
+fn start_early(
+    server: &SkillServer,
+    roots: &[PathBuf],
+    events: &mpsc::UnboundedSender<Seen>,
+    max_watches: usize,
+) -> bool {
     let Some(quick) = quick_on_roots(roots, events, server.own_reads().clone()) else { return false };
     let started = Instant::now();
-    let early = server.early_watches().start(quick);
+    let early = server.early_watches().start(quick, max_watches);
     tracing::debug!(early, ms = started.elapsed().as_millis(), "early watches started");
     early
 }
@@ -362,18 +448,21 @@ pub(crate) struct EarlyWatches(Mutex<Early>);
 enum Early {
     /// No watcher yet: the directories read so far, watched when it comes.
     Waiting(Vec<PathBuf>),
-    /// Watching each directory read.
-    Watching(Quick),
+    /// Watching each directory read, at most `left` more.
+    Watching { quick: Quick, left: usize },
     /// Over: set up too late, or the recursive watch took over.
     Off,
+    /// Stopped at the bound on watches: the tree is too big to watch whole.
+    Over,
 }
 
 impl std::fmt::Debug for EarlyWatches {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
             Early::Waiting(dirs) => format!("waiting ({} read)", dirs.len()),
-            Early::Watching(_) => "watching".to_owned(),
+            Early::Watching { left, .. } => format!("watching ({left} more at most)"),
             Early::Off => "off".to_owned(),
+            Early::Over => "over the bound on watches".to_owned(),
         };
         f.debug_tuple("EarlyWatches").field(&state).finish()
     }
@@ -390,24 +479,47 @@ impl EarlyWatches {
     pub(crate) fn saw(&self, dir: &Path) {
         let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let dir = || std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        match &mut *early {
-            Early::Waiting(dirs) => dirs.push(dir()),
-            // A directory gone meanwhile: the catch-up or the recursive watch sees it.
-            Early::Watching(quick) => drop(quick.watch(&dir())),
-            Early::Off => {}
+        let over = match &mut *early {
+            Early::Waiting(dirs) => {
+                dirs.push(dir());
+                false
+            }
+            Early::Watching { left: 0, .. } => true,
+            Early::Watching { quick, left } => {
+                *left -= 1;
+                // A directory gone meanwhile: the catch-up or the recursive watch sees it.
+                drop(quick.watch(&dir()));
+                false
+            }
+            Early::Off | Early::Over => false,
+        };
+        if over {
+            let watching = std::mem::replace(&mut *early, Early::Over);
+            // The watcher's reader is joined when it drops: not under the lock.
+            drop(early);
+            drop(watching);
         }
     }
 
     /// Watches with `quick` from now on, and the directories read before
-    /// it came; false when it came too late.
-    fn start(&self, mut quick: Quick) -> bool {
+    /// it came, `max` at most; false when it came too late.
+    fn start(&self, mut quick: Quick, max: usize) -> bool {
         let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let Early::Waiting(dirs) = &*early else { return false };
+        if dirs.len() > max {
+            *early = Early::Over;
+            return true;
+        }
         for dir in dirs {
             let _ = quick.watch(dir);
         }
-        *early = Early::Watching(quick);
+        *early = Early::Watching { left: max - dirs.len(), quick };
         true
+    }
+
+    /// Whether the early watches stopped at the bound on watches.
+    fn over(&self) -> bool {
+        matches!(*self.0.lock().unwrap_or_else(PoisonError::into_inner), Early::Over)
     }
 
     /// No watcher came before the first catalog was read: none is waited for.
@@ -423,7 +535,7 @@ impl EarlyWatches {
     fn finish(&self) -> Option<Quick> {
         let mut early = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         match std::mem::replace(&mut *early, Early::Off) {
-            Early::Watching(quick) => Some(quick),
+            Early::Watching { quick, .. } => Some(quick),
             _ => None,
         }
     }
@@ -542,22 +654,10 @@ enum Seen {
     Lost,
 }
 
-/// A watcher on every root and on the roots' parents, sending the paths of
-/// each relevant event.
-fn start_watcher(
-    roots: &[PathBuf],
-    events: mpsc::UnboundedSender<Seen>,
-    own_reads: Arc<OwnReads>,
-) -> Option<RecommendedWatcher> {
-    let mut watcher = new_watcher(Relevance::new(roots, own_reads), events)?;
-    watch_roots(&mut watcher, roots);
-    Some(watcher)
-}
-
-/// Watches every root recursively, and the roots' parents not.
-fn watch_roots(watcher: &mut RecommendedWatcher, roots: &[PathBuf]) {
+/// Watches every root (recursively when `whole`), and the roots' parents not.
+fn watch_roots(watcher: &mut RecommendedWatcher, roots: &[PathBuf], whole: bool) {
     for root in roots.iter().filter(|root| root.is_dir()) {
-        watch_root(watcher, root);
+        watch_root(watcher, root, whole);
     }
     for parent in &parents(roots) {
         if let Err(error) = watcher.watch(parent, RecursiveMode::NonRecursive) {
@@ -650,10 +750,11 @@ impl Relevance {
     }
 }
 
-/// Watches `root` and everything below it; a failure is logged, and the
-/// root is served as it is.
-fn watch_root(watcher: &mut RecommendedWatcher, root: &Path) {
-    if let Err(error) = watcher.watch(root, RecursiveMode::Recursive) {
+/// Watches `root` and, when `whole`, everything below it; a failure is
+/// logged, and the root is served as it is.
+fn watch_root(watcher: &mut RecommendedWatcher, root: &Path, whole: bool) {
+    let mode = if whole { RecursiveMode::Recursive } else { RecursiveMode::NonRecursive };
+    if let Err(error) = watcher.watch(root, mode) {
         tracing::warn!(root = ?root, %error, "cannot watch a root for changes");
     }
 }
@@ -740,6 +841,7 @@ async fn reload_loop(server: SkillServer, mut changes: mpsc::UnboundedReceiver<S
 /// Waits for the first watches (`first_set`): set up later, they would
 /// replace a move's.
 async fn follow_moves(
+    server: SkillServer,
     mut moves: tokio::sync::watch::Receiver<Arc<[PathBuf]>>,
     mut first_set: tokio::sync::watch::Receiver<bool>,
     watches: Watches,
@@ -750,8 +852,10 @@ async fn follow_moves(
     }
     while moves.changed().await.is_ok() {
         *watches.roots.lock().unwrap_or_else(PoisonError::into_inner) = absolute(&moves.borrow_and_update());
-        let (watches, events) = (watches.clone(), events.clone());
-        if tokio::task::spawn_blocking(move || watches.set_up(events)).await.is_err() {
+        let (server, watches, events) = (server.clone(), watches.clone(), events.clone());
+        // The live catalog holds the move's walk: `set_roots` walked it before sending the move.
+        let set_up = move || watches.set_up(events, server.live().snapshot().walked().dirs);
+        if tokio::task::spawn_blocking(set_up).await.is_err() {
             return;
         }
     }
@@ -868,7 +972,7 @@ mod tests {
         early.saw(&skills[0]);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let quick = || Quick::new(Relevance::new(std::slice::from_ref(&root), Arc::default()), tx.clone());
-        assert!(early.start(quick().expect("inotify")));
+        assert!(early.start(quick().expect("inotify"), usize::MAX));
         early.saw(&skills[1]);
         for skill in &skills {
             let file = skill.join("SKILL.md");
@@ -890,7 +994,31 @@ mod tests {
 
         let late = EarlyWatches::default();
         late.stop_waiting();
-        assert!(!late.start(quick().expect("inotify")), "a watcher that came after the first read");
+        assert!(!late.start(quick().expect("inotify"), usize::MAX), "a watcher that came after the first read");
+    }
+
+    /// The early watches stop at the bound on watches, whether the
+    /// directories were read before the watcher came or after.
+    #[test]
+    fn early_watches_stop_at_the_bound() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let quick = || Quick::new(Relevance::new(&[dir.path().to_path_buf()], Arc::default()), tx.clone());
+        let early = EarlyWatches::default();
+        assert!(early.start(quick().expect("inotify"), 2));
+        early.saw(dir.path());
+        early.saw(dir.path());
+        assert!(!early.over());
+        early.saw(dir.path());
+        assert!(early.over());
+        assert!(early.finish().is_none(), "no watcher is kept once over");
+
+        let before = EarlyWatches::default();
+        for _ in 0..3 {
+            before.saw(dir.path());
+        }
+        assert!(before.start(quick().expect("inotify"), 2));
+        assert!(before.over());
     }
 
     /// The rules both watchers' reports go through: reads are no change, a
@@ -917,8 +1045,13 @@ mod tests {
     /// tree: an edit then reached clients only once every watch was set.
     #[test]
     fn a_reload_of_no_root_does_not_wait_for_the_watches() {
-        let watches =
-            Watches { watcher: Arc::default(), roots: Arc::new(Mutex::new(Arc::from([]))), own_reads: Arc::default() };
+        let watches = Watches {
+            watcher: Arc::default(),
+            roots: Arc::new(Mutex::new(Arc::from([]))),
+            own_reads: Arc::default(),
+            max_watches: usize::MAX,
+            whole: Arc::default(),
+        };
         let held = watches.watcher.lock().expect("lock");
         let (done, finished) = std::sync::mpsc::channel();
         let other = watches.clone();

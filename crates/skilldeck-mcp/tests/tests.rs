@@ -121,7 +121,8 @@ async fn tools_resources_skills_and_prompts() {
 async fn a_new_skill_under_a_watched_root_is_served_after_a_reload() {
     let dir = tree();
     let server = server(dir.path());
-    let live = skilldeck_mcp::watch(server.clone(), Watch { roots: vec![dir.path().to_path_buf()], store: None });
+    let live =
+        skilldeck_mcp::watch(server.clone(), Watch { roots: vec![dir.path().to_path_buf()], ..Watch::default() });
     live.ready().await;
     let client = connect(server).await;
     write(dir.path(), "gamma/SKILL.md", b"---\nname: gamma\ndescription: Gamma.\n---\nNew.\n");
