@@ -108,7 +108,7 @@ def main() -> int:
         result = server.request("tools/call", {"name": "find_skills", "arguments": {"query": name, "limit": 1}})
         times.append(((time.perf_counter() - t0) * 1000, name))
         text = result["content"][0]["text"]
-        top = re.search(r"^1\. (.+?) \(score \d", text, re.MULTILINE)
+        top = re.search(r"^1\. (.+?): ", text, re.MULTILINE)
         if top is None or top.group(1) != name:
             misses.append((name, text.splitlines()[:2]))
     server.close()

@@ -58,7 +58,7 @@ def tool_text(result: t.CallToolResult) -> str:
     return block.text
 
 
-HIT = re.compile(r"^(\d+)\. (\S+) \(score (\d+\.\d\d)\): (.*)$", re.MULTILINE)
+HIT = re.compile(r"^(\d+)\. (\S+): (.*)$", re.MULTILINE)
 
 
 def ranked(result: t.CallToolResult) -> list[str]:
@@ -67,7 +67,7 @@ def ranked(result: t.CallToolResult) -> list[str]:
     assert result.structured_content is None
     hits = HIT.findall(tool_text(result))
     assert [int(rank) for rank, *_ in hits] == list(range(1, len(hits) + 1))
-    return [name for _, name, _, _ in hits]
+    return [name for _, name, _ in hits]
 
 
 async def tool_names(client: Any) -> list[str]:
@@ -198,19 +198,21 @@ async def test_find_skills_ranks_and_says_how_to_load(transport: str, era: str) 
         assert await tool_names(client) == ["skill", "find_skills"]
         result = await client.call_tool("find_skills", {"query": "fill in a PDF form", "limit": 1})
         assert ranked(result) == ["pdf-forms"]
-        score = HIT.findall(tool_text(result))[0][2]
         description = "Fill and check PDF forms. Use when the user supplies a PDF with form fields to complete."
         assert tool_text(result) == (
-            "Skills matching \"fill in a PDF form\", best first:\n"
-            f"1. pdf-forms (score {score}): {description}\n"
+            "Skills that match, best first:\n"
+            f"1. pdf-forms: {description}\n"
             "\n"
             "Load one with the skill tool: {\"name\": \"pdf-forms\"}."
         )
         # The default limit returns more than one, best first.
         result = await client.call_tool("find_skills", {"query": "fill in a PDF form"})
         assert ranked(result)[0] == "pdf-forms" and len(ranked(result)) > 1
-        scores = [float(score) for _, _, score, _ in HIT.findall(tool_text(result))]
-        assert scores == sorted(scores, reverse=True)
+        # Neither the query nor a score is echoed: the answer's size is the hits'.
+        assert "fill in" not in tool_text(result) and "score" not in tool_text(result)
+        huge = "pdf form " * 400_000
+        result = await client.call_tool("find_skills", {"query": huge, "limit": 1})
+        assert len(tool_text(result)) < 1000, len(tool_text(result))
 
 
 async def test_find_skills_abstains_on_a_request_no_skill_fits() -> None:
@@ -218,8 +220,7 @@ async def test_find_skills_abstains_on_a_request_no_skill_fits() -> None:
         result = await client.call_tool("find_skills", {"query": "quantum chromodynamics lattice simulation"})
         assert not result.is_error
         assert tool_text(result) == (
-            "No skill matches \"quantum chromodynamics lattice simulation\" well. "
-            "Try other words, or go on without a skill."
+            "No skill matches these words well. Try other words, or go on without a skill."
         )
         assert result.structured_content is None
 

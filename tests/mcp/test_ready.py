@@ -63,7 +63,7 @@ async def test_initialize_is_answered_before_the_catalog_and_a_call_waits_for_it
         tools = [tool.name for tool in (await client.list_tools()).tools]
         assert tools == ["skill", "find_skills"]
         found = await client.call_tool("find_skills", {"query": TARGET, "limit": 1})
-        assert f"\n1. {TARGET} (score " in found.content[0].text  # type: ignore[union-attr]
+        assert f"\n1. {TARGET}: " in found.content[0].text  # type: ignore[union-attr]
     # The call was made while the catalog was still being read: it said so at once, and after.
     assert progress, "no notifications/progress while the call waited"
     assert all(message and message.startswith("reading the skill catalog (") for _, message in progress), progress

@@ -68,7 +68,7 @@ def script(request: dict[str, Any]) -> list[dict[str, Any]] | None:
         return text("The form is filled.")
     found = tool_result(request, "toolu_find")
     if found is not None:
-        top = re.search(r"^1\. (\S+) \(score ", found, re.MULTILINE)
+        top = re.search(r"^1\. (\S+): ", found, re.MULTILINE)
         return tool_use("toolu_skill", SKILL, {"name": top.group(1)}) if top else text("No skill found.")
     if any(b.get("type") == "text" and "PDF" in b.get("text", "") for b in last_user_blocks(request)):
         return tool_use("toolu_find", FIND, {"query": "fill in a PDF form"})
@@ -124,7 +124,7 @@ def test_claude_code_sees_the_catalog_and_loads_a_found_skill(tmp_path: Path) ->
 
     # find_skills, then skill with the name it returned: the turn after gets the body.
     found = next(tool_result(r, "toolu_find") for r in requests if tool_result(r, "toolu_find") is not None)
-    assert found.startswith('Skills matching "fill in a PDF form", best first:\n1. pdf-forms (score '), found
+    assert found.startswith("Skills that match, best first:\n1. pdf-forms: "), found
     loaded = next(tool_result(r, "toolu_skill") for r in requests if tool_result(r, "toolu_skill") is not None)
     body = run_cli("load", "pdf-forms", "--root", str(EXAMPLES), check=True).stdout.decode()
     assert loaded == body

@@ -56,7 +56,7 @@ pub(crate) fn call(catalog: &Catalog, profile: Option<&AgentProfile>, args: &Val
         Some(profile) => (catalog.view(profile).search(query, limit), LoadSkillTool::NAME),
         None => (catalog.search(query, limit), SkillTool::NAME),
     };
-    render(query, &results, load_tool)
+    render(&results, load_tool)
 }
 
 /// `query` and `limit`, or the error text for the model.
@@ -85,22 +85,28 @@ fn arguments(args: &Value) -> Result<(&str, u64), String> {
     Ok((query, limit))
 }
 
-/// The ranked skills as numbered lines, `N. name (score S): description`
-/// (whitespace runs in the description made one space), then how to load
-/// one with `load_tool`; or, when the search abstained, that nothing matches.
-fn render(query: &str, results: &SearchResults<'_>, load_tool: &str) -> ToolResult {
+/// The ranked skills as numbered lines, `N. name: description` (whitespace
+/// runs in the description made one space), then how to load one with
+/// `load_tool`; or, when the search abstained, that nothing matches.
+///
+/// The query is not echoed (the model sent it; a 4 MB query made a 4 MB
+/// answer), and no score is shown: BM25 scores compare hits of one query,
+/// not queries, and read as `0.00` on some catalogs. The order says it.
+fn render(results: &SearchResults<'_>, load_tool: &str) -> ToolResult {
     let answer = |output| ToolResult { output, is_error: false, metadata: None };
-    let quoted = Value::String(query.to_owned()).to_string();
     let Some(best) = results.hits.first().filter(|_| !results.abstained) else {
-        return answer(format!("No skill matches {quoted} well. Try other words, or go on without a skill."));
+        return answer(NO_MATCH.to_owned());
     };
-    let mut text = format!("Skills matching {quoted}, best first:\n");
+    let mut text = String::from("Skills that match, best first:\n");
     for (rank, hit) in results.hits.iter().enumerate() {
         let name = hit.skill.name();
         let description = hit.skill.description().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-        text.push_str(&format!("{}. {name} (score {:.2}): {description}\n", rank + 1, hit.score));
+        text.push_str(&format!("{}. {name}: {description}\n", rank + 1));
     }
     let example = Value::String(best.skill.name().to_owned()).to_string();
     text.push_str(&format!("\nLoad one with the {load_tool} tool: {{\"name\": {example}}}."));
     answer(text)
 }
+
+/// What `find_skills` says when no skill matches the query well.
+const NO_MATCH: &str = "No skill matches these words well. Try other words, or go on without a skill.";
