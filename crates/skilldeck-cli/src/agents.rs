@@ -123,7 +123,7 @@ pub(crate) fn with_stored(file: &[doctor::Agent], stored: Vec<AgentProfile>) -> 
     for profile in stored {
         match file.iter().find(|a| a.profile.id == profile.id) {
             Some(given) if given.profile != profile => eprintln!(
-                "warning: {}",
+                "skilldeck: warning: {}",
                 skilldeck::escape_control(&format!(
                     "agent '{}': the --agents file's profile is checked, not the store's, which differs",
                     profile.id

@@ -27,6 +27,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod agents;
 mod list;
 mod log;
+mod new;
 mod roots;
 mod search;
 mod serve;
@@ -160,6 +161,11 @@ enum Command {
         #[command(subcommand)]
         command: StoreCommand,
     },
+    /// Make a new skill: ROOT/NAME/SKILL.md (ROOT: the first --root, else .agents/skills), valid as made.
+    #[command(alias = "init")]
+    New(new::NewArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or powershell.
+    Completions(new::CompletionsArgs),
     /// Open the Studio: web pages to write skills, give them to agents and preview what
     /// each agent sees, over --root, --store and --agents (loopback, 127.0.0.1:7676, by default).
     ///
@@ -220,16 +226,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
             return validate::validate(&args, cli.sources.strict, symlinks);
         }
+        Command::New(args) => return new::run(&args, &cli.sources.roots),
+        Command::Completions(args) => return new::completions(&args),
         command => command,
     };
     // Every catalog command says where its skills come from, and when there are none.
     crate::log::init()?;
+    // The Studio's address is taken before anything is made: a busy port must not leave a new store behind.
+    let studio_listener = match &command {
+        Command::Studio(args) => Some(studio::bind(args)?),
+        _ => None,
+    };
     let store = match &cli.sources.store {
         Some(location) => Some(Arc::<dyn SkillStore>::from(skilldeck_store::open(location)?)),
         None => None,
     };
     // The roots and data skills, read once; the store is added where a command reads it.
-    let roots = Roots::resolve(&cli.sources.roots, !cli.sources.skills.is_empty() || store.is_some())?;
+    // A server follows its roots: one not made yet is watched for. Every other command reads them now.
+    let come_later = matches!(command, Command::Serve(_) | Command::Studio(_));
+    let roots = Roots::resolve(&cli.sources.roots, !cli.sources.skills.is_empty() || store.is_some(), come_later)?;
     let disk = catalog_builder(&cli.sources, &roots.roots)?;
     let others = other_sources(&cli.sources);
     let with_store = |builder: CatalogBuilder| match &store {
@@ -244,9 +259,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let agent = serve::Agent { profile: profile()?, follow };
             serve::run(args, with_store(disk), store.clone(), roots, &others, agent, cli.verbose)
         }
-        Command::Studio(args) => {
+        Command::Studio(_) => {
             let profiles = agents.iter().map(|a| a.profile.clone()).collect();
-            studio::run(args, with_store(disk), store.clone(), profiles, cli.verbose)
+            let listener = studio_listener.context("the Studio's address was bound above")?;
+            studio::run(listener, with_store(disk), store.clone(), profiles, cli.verbose)
         }
         Command::Store { command } => {
             let Some(store) = &store else { bail!("store commands need --store FILE.sqlite|postgres://URL") };
@@ -354,6 +370,8 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
         | Command::Store { .. }
         | Command::Doctor { .. }
         | Command::Validate(_)
+        | Command::New(_)
+        | Command::Completions(_)
         | Command::Serve(_)
         | Command::Studio(_) => {
             unreachable!("answered without a catalog")
@@ -472,7 +490,7 @@ fn warning_lines(warnings: &[Warning], verbose: bool) -> String {
     let shown = if verbose { warnings.len() } else { warnings.len().min(WARNINGS_SHOWN) };
     let mut out = String::new();
     for warning in &warnings[..shown] {
-        out.push_str(&format!("warning: {}\n", escape_control(&warning.to_string())));
+        out.push_str(&format!("skilldeck: warning: {}\n", escape_control(&warning.to_string())));
     }
     if shown < warnings.len() {
         // By count, most first; ties by kind.
@@ -486,7 +504,7 @@ fn warning_lines(warnings: &[Warning], verbose: bool) -> String {
         kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let kinds: Vec<String> = kinds.iter().map(|(kind, count)| format!("{count} {kind}")).collect();
         out.push_str(&format!(
-            "warning: {} warnings in all ({}); the first {shown} are above, --verbose prints every one\n",
+            "skilldeck: warning: {} warnings in all ({}); the first {shown} are above, --verbose prints every one\n",
             warnings.len(),
             kinds.join(", ")
         ));

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use skilldeck::{Catalog, ConventionalRoots};
 
 /// Where this crate's own diagnostics go: one `skilldeck: …` line each,
@@ -29,20 +29,40 @@ pub(crate) struct Roots {
 impl Roots {
     /// The roots `given`, made absolute; or, when nothing at all was given
     /// (`other_sources` false too), the conventional places of the working
-    /// directory and of `$HOME`.
+    /// directory and of `$HOME`. A root given must be a directory now unless
+    /// it may `come_later` (a server watches for it); a conventional place
+    /// that is not there is simply not walked.
     ///
     /// # Errors
     ///
-    /// The working directory cannot be read.
-    pub(crate) fn resolve(given: &[PathBuf], other_sources: bool) -> anyhow::Result<Roots> {
+    /// The working directory cannot be read, or a root given is no directory.
+    pub(crate) fn resolve(given: &[PathBuf], other_sources: bool, come_later: bool) -> anyhow::Result<Roots> {
         if !given.is_empty() || other_sources {
             let roots = given.iter().map(|root| absolute(root)).collect::<anyhow::Result<Vec<_>>>()?;
+            if !come_later {
+                for (root, given) in roots.iter().zip(given) {
+                    match std::fs::metadata(root) {
+                        Ok(meta) if meta.is_dir() => {}
+                        Ok(_) => bail!("--root {}: not a directory", given.display()),
+                        Err(error) => bail!("--root {}: {}", given.display(), io_reason(&error)),
+                    }
+                }
+            }
             return Ok(Roots { looked_in: roots.clone(), roots, conventional: false });
         }
         let cwd = std::env::current_dir().context("cannot read the working directory to find its skills")?;
         let found = ConventionalRoots::find(&[cwd], skilldeck::home_dir().as_deref());
         log_conventional(&found);
         Ok(Roots { roots: found.roots().to_vec(), looked_in: found.searched().to_vec(), conventional: true })
+    }
+}
+
+/// What an I/O error says, without the `(os error N)` a person has no use for.
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `skilldeck serve`: the catalog over MCP (stdio by default, Streamable
 //! HTTP with `--http`). The server itself is the `skilldeck-mcp` crate.
 
+use std::io::IsTerminal;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -142,6 +143,15 @@ pub(crate) fn run(
         looked_in,
         client_roots,
     };
+    // Someone typed `skilldeck serve` at a prompt: say what it waits for, or it looks hung.
+    if http.is_none() && std::io::stdin().is_terminal() {
+        tracing::info!(
+            target: crate::roots::LOG_TARGET,
+            "serving MCP over stdio: waiting for an MCP client to write to this terminal. A host (Claude \
+             Code, Codex, Cursor, VS Code) starts `skilldeck serve` itself: add it to the host's MCP servers \
+             (README, \"Using skilldeck in a host\"). Press Ctrl-C to stop"
+        );
+    }
     // Served at once; the catalog is read meanwhile (requests that need it wait).
     let server = SkillServer::loading(builder, options);
     let max_watches = args.max_watches.map(|n| usize::try_from(n).unwrap_or(usize::MAX));

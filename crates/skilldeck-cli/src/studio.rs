@@ -1,6 +1,7 @@
 //! `skilldeck studio`: the Studio's web pages over the same sources as
 //! every command. The application is the `skilldeck-studio` crate; this
-//! opens the sources, binds the address and says where it listens.
+//! binds the address (before the sources are opened), then serves and says
+//! where it listens.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,16 +25,36 @@ pub(crate) struct StudioArgs {
     token: Option<String>,
 }
 
-/// Serves the Studio until the process is interrupted.
+/// The Studio's listening socket and token, bound before the sources are
+/// opened: a port in use is exit 2 with nothing made (a `--store` file
+/// included).
+pub(crate) struct Listener {
+    socket: std::net::TcpListener,
+    token: Option<String>,
+}
+
+/// Binds `args`' address.
+///
+/// # Errors
+///
+/// The address is malformed, beyond loopback without a token, or cannot be bound.
+pub(crate) fn bind(args: &StudioArgs) -> anyhow::Result<Listener> {
+    let token = crate::serve::token(args.token.as_deref());
+    let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
+    let socket = std::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
+    socket.set_nonblocking(true).context("cannot set the listening socket up")?;
+    Ok(Listener { socket, token })
+}
+
+/// Serves the Studio on `listener` until the process is interrupted.
 pub(crate) fn run(
-    args: StudioArgs,
+    listener: Listener,
     builder: CatalogBuilder,
     store: Option<Arc<dyn SkillStore>>,
     profiles: Vec<AgentProfile>,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
-    let token = crate::serve::token(args.token.as_deref());
-    let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
+    let Listener { socket, token } = listener;
     let live = Arc::new(LiveCatalog::new(builder));
     let catalog = live.snapshot();
     crate::check_store(&catalog)?;
@@ -45,7 +66,7 @@ pub(crate) fn run(
     let runtime =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+        let listener = tokio::net::TcpListener::from_std(socket).context("cannot serve on the bound socket")?;
         let local = listener.local_addr()?;
         // The one line tests and people read: where to point a browser.
         eprintln!("skilldeck studio: listening on http://{local}/");

@@ -162,7 +162,7 @@ fn doctor_checks_the_stores_profiles_with_the_agents_file() {
             "\u{2713} [skill-eager] skill eagerness: per-agent (profile.skills_eager), no stale frontmatter\n\
              \u{2713} [skill-drift] skill references: prompt files, shared bodies and companions all consistent\n"
                 .to_owned(),
-            "warning: agent 'loja': the --agents file's profile is checked, not the store's, which differs\n"
+            "skilldeck: warning: agent 'loja': the --agents file's profile is checked, not the store's, which differs\n"
                 .to_owned()
         )
     );

@@ -62,7 +62,7 @@ fn no_root_reads_the_project_then_the_user_and_the_project_wins_a_name() {
             stderr(&out),
             format!(
                 "skilldeck: no --root given: skills from {}, {}\n\
-                 warning: duplicate skill name \"shared\" ({}) \u{2014} keeping first\n",
+                 skilldeck: warning: duplicate skill name \"shared\" ({}) \u{2014} keeping first\n",
                 project.join(".claude/skills").display(),
                 home.join(".agents/skills").display(),
                 lost.display(),
@@ -109,16 +109,17 @@ fn any_source_flag_turns_the_conventions_off() {
 fn a_relative_root_is_the_working_directory_s_and_says_which_path_it_became() {
     let (_tmp, base) = tempdir();
     skill(&base.join("skills"), "rel", "found relative");
-    let out = run_in(&base, &base, &["list", "--root", "skills", "--root", "./gone/../skills"]);
+    std::fs::create_dir(base.join("other")).unwrap();
+    let out = run_in(&base, &base, &["list", "--root", "skills", "--root", "./other/../skills"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).ends_with("rel   fs       found relative\n"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("\nrel   fs       found relative\n"), "{}", stdout(&out));
     let b = base.display();
     assert_eq!(
         stderr(&out),
         format!(
             "skilldeck: --root skills resolved to {b}/skills\n\
-             skilldeck: --root ./gone/../skills resolved to {b}/gone/../skills\n\
-             warning: skills dir not found: {b}/gone/../skills\n"
+             skilldeck: --root ./other/../skills resolved to {b}/other/../skills\n\
+             skilldeck: warning: duplicate skill name \"rel\" ({b}/other/../skills/rel/SKILL.md) \u{2014} keeping first\n"
         )
     );
     // An absolute root says nothing.

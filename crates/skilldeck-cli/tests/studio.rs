@@ -119,3 +119,25 @@ fn studio_without_a_store_is_read_only() {
     assert_eq!(status, 200);
     assert!(body.contains("Read-only: this Studio has no store."), "{body}");
 }
+
+/// A port in use is exit 2 with one line, and nothing is made: the address
+/// is bound before the store is opened (issue 26, item 8).
+#[test]
+fn a_busy_port_fails_before_the_store_is_made() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = busy.local_addr().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("new.sqlite");
+    let out = skilldeck(&[
+        "studio",
+        "--listen",
+        &addr,
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).starts_with(&format!("skilldeck: cannot listen on {addr}: ")), "{}", stderr(&out));
+    assert!(!store.exists(), "the store was made before the bind failed");
+}

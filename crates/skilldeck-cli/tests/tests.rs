@@ -120,7 +120,7 @@ fn list_json_has_the_documented_shape() {
         "warnings": ["skill filter name \"ghost\" matched no skill"],
     });
     assert_eq!(json, expected);
-    assert_eq!(stderr(&out), "warning: skill filter name \"ghost\" matched no skill\n");
+    assert_eq!(stderr(&out), "skilldeck: warning: skill filter name \"ghost\" matched no skill\n");
 }
 
 #[test]
@@ -180,14 +180,38 @@ fn usage_errors_exit_2_with_a_message() {
 
 #[test]
 fn warnings_go_to_stderr_and_the_table_to_stdout() {
-    let out = skilldeck(&["list", "--root", "/definitely/missing"]);
+    let empty = tempfile::tempdir().unwrap();
+    let root = empty.path().to_str().unwrap();
+    let out = skilldeck(&["list", "--root", root]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(
-        stderr(&out),
-        "warning: skills dir not found: /definitely/missing\n\
-         skilldeck: warning: no skills found; looked in /definitely/missing\n"
-    );
+    assert_eq!(stderr(&out), format!("skilldeck: warning: no skills found; looked in {root}\n"));
     assert_eq!(stdout(&out), "NAME  ORIGIN   DESCRIPTION\n");
+}
+
+/// A root given that is not there is a mistake, not a warning: exit 2 and
+/// one line, for every command that reads a catalog once (a server watches
+/// for it instead). The conventional places stay optional.
+#[test]
+fn a_root_given_that_is_not_a_directory_is_exit_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let file = dir.path().join("file");
+    for args in [
+        vec!["list", "--root", "/definitely/missing"],
+        vec!["load", "x", "--root", "/definitely/missing"],
+        vec!["prompt", "--root", "/definitely/missing", "--root", "/"],
+        vec!["search", "pdf", "--root", "/definitely/missing"],
+    ] {
+        let out = skilldeck(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&out), "skilldeck: --root /definitely/missing: no such directory\n", "{args:?}");
+        assert_eq!(stdout(&out), "", "{args:?}");
+    }
+    let out = skilldeck(&["list", "--root", file.to_str().unwrap()]);
+    assert_eq!(
+        (out.status.code(), stderr(&out)),
+        (Some(2), format!("skilldeck: --root {}: not a directory\n", file.display()))
+    );
 }
 
 #[test]
@@ -217,7 +241,10 @@ fn control_characters_in_skill_text_never_reach_the_terminal() {
     // The duplicate's warning names it on one line, escaped.
     let err = stderr(&out);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("warning: ") && err.contains("evil\\u{1b}[2J") && !err.contains('\x1b'), "{err}");
+    assert!(
+        err.starts_with("skilldeck: warning: ") && err.contains("evil\\u{1b}[2J") && !err.contains('\x1b'),
+        "{err}"
+    );
     // Tool outputs keep their bytes: they are for the model, not the terminal.
     let out = skilldeck(&["load", "two\nlines", "--root", root]);
     assert!(stdout(&out).contains("# Skill: two\nlines\n"));
@@ -544,3 +571,53 @@ mod budget;
 #[path = "../../skilldeck-store/tests/postgres_url.rs"]
 mod postgres_url;
 use postgres_url::postgres_url;
+
+/// `skilldeck new NAME` makes a skill that `validate --strict` passes and
+/// `list` finds, in `.agents/skills` or the `--root` given; a bad name or
+/// one that exists is exit 2 with the reason, and nothing is written.
+#[test]
+fn new_makes_a_valid_skill_where_hosts_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_skilldeck")).args(args).current_dir(dir.path()).output().unwrap()
+    };
+    let out = run(&["new", "release-notes", "--description", "Draft release notes: when asked."]);
+    assert_eq!((out.status.code(), stdout(&out)), (Some(0), ".agents/skills/release-notes/SKILL.md\n".to_owned()));
+    let out = run(&["validate", "--strict", ".agents/skills/release-notes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let out = run(&["list", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["skills"][0]["description"], "Draft release notes: when asked.");
+    let out = run(&["init", "other", "--root", "skills"]);
+    assert_eq!(stdout(&out), "skills/other/SKILL.md\n");
+
+    let out = run(&["new", "release-notes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "skilldeck: .agents/skills/release-notes exists already: choose another name, or edit its SKILL.md\n"
+    );
+    let out = run(&["new", "Bad--Name"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with(
+            "skilldeck: cannot make a skill named \"Bad--Name\": Skill name 'Bad--Name' must be lowercase"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.path().join(".agents/skills/Bad--Name").exists());
+}
+
+#[test]
+fn completions_are_clap_s_scripts_for_each_shell() {
+    for (shell, marker) in
+        [("bash", "complete -F _skilldeck"), ("zsh", "#compdef skilldeck"), ("fish", "complete -c skilldeck")]
+    {
+        let out = skilldeck(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(stdout(&out).contains(marker), "{shell}");
+        assert!(stdout(&out).contains("serve"), "{shell}: the subcommands are completed");
+    }
+    assert_eq!(skilldeck(&["completions", "tcsh"]).status.code(), Some(2));
+}

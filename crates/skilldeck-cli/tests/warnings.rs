@@ -15,7 +15,9 @@ fn noisy(root: &Path) -> Vec<String> {
         std::fs::write(dir.join("SKILL.md"), "---\nname: dup\ndescription: Same name.\n---\n").unwrap();
         if i > 1 {
             let location = dir.join("SKILL.md").display().to_string();
-            expected.push(format!("warning: duplicate skill name \"dup\" ({location}) \u{2014} keeping first\n"));
+            expected.push(format!(
+                "skilldeck: warning: duplicate skill name \"dup\" ({location}) \u{2014} keeping first\n"
+            ));
         }
     }
     for name in ["r1", "r2"] {
@@ -24,14 +26,14 @@ fn noisy(root: &Path) -> Vec<String> {
         std::fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: a: b\n---\n")).unwrap();
         let location = dir.join("SKILL.md").display().to_string();
         expected.push(format!(
-            "warning: recovered-frontmatter: {location}: mapping values are not allowed in this context at line 3, \
+            "skilldeck: warning: recovered-frontmatter: {location}: mapping values are not allowed in this context at line 3, \
              column 15; name and description were read line by line\n"
         ));
     }
     expected
 }
 
-const SUMMARY: &str = "warning: 7 warnings in all (5 duplicate-name, 2 recovered-frontmatter); the first 5 are above, \
+const SUMMARY: &str = "skilldeck: warning: 7 warnings in all (5 duplicate-name, 2 recovered-frontmatter); the first 5 are above, \
                        --verbose prints every one\n";
 
 #[test]
@@ -55,7 +57,7 @@ fn the_first_five_warnings_and_a_count_by_kind_then_every_one_with_verbose() {
     assert_eq!(stderr(&out), format!("{}{SUMMARY}", lines[..5].concat()));
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let warnings: Vec<String> =
-        lines.iter().map(|l| l.strip_prefix("warning: ").unwrap().trim_end().to_owned()).collect();
+        lines.iter().map(|l| l.strip_prefix("skilldeck: warning: ").unwrap().trim_end().to_owned()).collect();
     assert_eq!(json["warnings"], serde_json::json!(warnings));
 }
 
@@ -77,18 +79,20 @@ fn five_warnings_or_fewer_are_printed_whole_without_a_count() {
 #[test]
 fn the_count_comes_before_the_empty_catalogs_line() {
     let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().canonicalize().unwrap();
-    let gone: Vec<String> = (1..=6).map(|i| base.join(format!("gone{i}")).display().to_string()).collect();
-    let roots: Vec<&str> = gone.iter().flat_map(|root| ["--root", root.as_str()]).collect();
-    let shown: String = gone[..5].iter().map(|root| format!("warning: skills dir not found: {root}\n")).collect();
+    let root = dir.path().canonicalize().unwrap().display().to_string();
+    // An allowlist of six names no skill has: six warnings, and nothing exposed.
+    let filters: Vec<String> = (1..=6).map(|i| format!("ghost{i}=true")).collect();
+    let mut args = vec!["--root", root.as_str()];
+    args.extend(filters.iter().flat_map(|filter| ["--filter", filter.as_str()]));
+    let shown: String =
+        (1..=5).map(|i| format!("skilldeck: warning: skill filter name \"ghost{i}\" matched no skill\n")).collect();
     let expected = format!(
-        "{shown}warning: 6 warnings in all (6 root-not-found); the first 5 are above, --verbose prints every one\n\
-         skilldeck: warning: no skills found; looked in {}\n",
-        gone.join(", ")
+        "{shown}skilldeck: warning: 6 warnings in all (6 filter-unmatched); the first 5 are above, --verbose prints \
+         every one\nskilldeck: warning: no skills found; looked in {root}\n"
     );
     for command in ["list", "serve"] {
         // `serve` on stdio ends when its (empty) stdin does, its first catalog read and judged.
-        let out = skilldeck(&[&[command], roots.as_slice()].concat());
+        let out = skilldeck(&[&[command], args.as_slice()].concat());
         assert_eq!(out.status.code(), Some(0), "{command}");
         assert_eq!(stderr(&out), expected, "{command}");
     }
