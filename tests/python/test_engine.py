@@ -245,3 +245,28 @@ def test_every_error_is_a_skill_error() -> None:
     for cls in (skilldeck.BuildError, skilldeck.StoreError, skilldeck.BudgetError):
         assert issubclass(cls, skilldeck.SkillError) and cls.__module__ == "skilldeck"
     assert not hasattr(skilldeck, "Warning"), "a star import must not shadow the builtin Warning"
+
+
+def test_a_catalog_takes_one_path_or_a_list_of_them(shop: Path) -> None:
+    """Issue 26, item 10: `Catalog("/path")` failed with PyO3's "Can't extract `str` to `Vec`"."""
+    expected = ["cardapio", "formato", "pedido", "pdf-forms"]
+    for roots in (str(shop), shop, [shop], (str(shop),), [os.fspath(shop)]):
+        assert sorted(names(skilldeck.Catalog(roots).skills)) == sorted(expected), roots
+    assert sorted(names(skilldeck.LiveCatalog(str(shop)).snapshot().skills)) == sorted(expected)
+    assert skilldeck.Catalog().skills == []
+    with pytest.raises(TypeError, match=r"^roots must be a path \(str or os.PathLike\) or a list of paths, got int"):
+        skilldeck.Catalog(3)  # type: ignore[arg-type]
+
+
+def test_catalog_skills_is_a_property_and_calling_it_still_works_with_a_warning(shop: Path) -> None:
+    catalog = skilldeck.Catalog(shop)
+    assert isinstance(catalog.skills, list) and len(catalog.skills) == 4
+    with pytest.warns(DeprecationWarning, match=r"Catalog\.skills is a property"):
+        called = catalog.skills()
+    assert names(called) == names(catalog.skills)
+
+
+def test_the_package_says_its_version() -> None:
+    pyproject = (Path(__file__).resolve().parents[2] / "crates/skilldeck-py/pyproject.toml").read_text()
+    assert f'version = "{skilldeck.__version__}"' in pyproject
+    assert skilldeck.__version__ == skilldeck._skilldeck.__version__

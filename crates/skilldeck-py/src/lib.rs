@@ -406,16 +406,46 @@ fn provider(callable: Py<PyAny>) -> impl Fn() -> Result<Vec<SkillDef>, skilldeck
     }
 }
 
+/// A catalog's roots as Python gives them: one path (`str` or
+/// `os.PathLike`) or a sequence of them.
+#[derive(Default)]
+struct Roots(Vec<PathBuf>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Roots {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Roots> {
+        // A `str` is a sequence too (of characters): a path first.
+        if let Ok(path) = ob.extract::<PathBuf>() {
+            return Ok(Roots(vec![path]));
+        }
+        ob.extract::<Vec<PathBuf>>().map(Roots).map_err(|_| {
+            let got = ob.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            PyTypeError::new_err(format!("roots must be a path (str or os.PathLike) or a list of paths, got {got}"))
+        })
+    }
+}
+
+/// `skilldeck._skill_list.SkillList`: the list `Catalog.skills` returns,
+/// callable for the code that called it as a method.
+fn skill_list(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static SKILL_LIST: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    SKILL_LIST
+        .get_or_try_init(py, || Ok::<_, PyErr>(py.import("skilldeck._skill_list")?.getattr("SkillList")?.unbind()))
+        .map(|class| class.bind(py))
+}
+
 /// The builder every catalog constructor shares.
 #[allow(clippy::too_many_arguments)]
 fn builder(
-    roots: Vec<PathBuf>,
+    roots: Option<Roots>,
     skills: Option<Vec<Bound<'_, PyAny>>>,
     filter: Option<HashMap<String, bool>>,
     sample_limit: i64,
     provider_fn: Option<Py<PyAny>>,
     store: Option<&PyStore>,
 ) -> PyResult<CatalogBuilder> {
+    let roots = roots.unwrap_or_default().0;
     let mut b = Catalog::builder().roots(roots).sample_limit(self::sample_limit(sample_limit)?);
     for def in skills.unwrap_or_default() {
         b = b.skill(skill_def(&def)?);
@@ -446,10 +476,10 @@ impl PyCatalog {
     /// toolnexus's `{name: bool}` allow/drop list; `sample_limit` is 0 (ten
     /// files), n > 0, or -1 (no file list). Raises `BuildError`.
     #[new]
-    #[pyo3(signature = (roots=Vec::new(), *, skills=None, filter=None, sample_limit=0, provider=None, store=None))]
+    #[pyo3(signature = (roots=None, *, skills=None, filter=None, sample_limit=0, provider=None, store=None))]
     fn new(
         py: Python<'_>,
-        roots: Vec<PathBuf>,
+        roots: Option<Roots>,
         skills: Option<Vec<Bound<'_, PyAny>>>,
         filter: Option<HashMap<String, bool>>,
         sample_limit: i64,
@@ -461,9 +491,12 @@ impl PyCatalog {
         Ok(PyCatalog { catalog })
     }
 
-    /// The exposed skills (after the filter), in collection order.
-    fn skills(&self) -> Vec<PySkill> {
-        self.catalog.skills().map(skill).collect()
+    /// The exposed skills (after the filter), in collection order: a list
+    /// (calling it, as the method it was, still works and warns).
+    #[getter]
+    fn skills<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let list: Vec<PySkill> = self.catalog.skills().map(skill).collect();
+        skill_list(py)?.call1((list,))
     }
 
     /// The exposed skills by name, in collection order.
@@ -852,10 +885,10 @@ struct PyLiveCatalog {
 impl PyLiveCatalog {
     /// As `Catalog(...)`; the provider is called again at every reload.
     #[new]
-    #[pyo3(signature = (roots=Vec::new(), *, skills=None, filter=None, sample_limit=0, provider=None, store=None))]
+    #[pyo3(signature = (roots=None, *, skills=None, filter=None, sample_limit=0, provider=None, store=None))]
     fn new(
         py: Python<'_>,
-        roots: Vec<PathBuf>,
+        roots: Option<Roots>,
         skills: Option<Vec<Bound<'_, PyAny>>>,
         filter: Option<HashMap<String, bool>>,
         sample_limit: i64,
@@ -962,6 +995,7 @@ fn validate(py: Python<'_>, path: PathBuf, strict: bool) -> PyResult<Vec<PyValid
 #[pymodule]
 fn _skilldeck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SkillError", py.get_type::<SkillError>())?;
     m.add("BuildError", py.get_type::<BuildError>())?;
     m.add("StoreError", py.get_type::<StoreError>())?;

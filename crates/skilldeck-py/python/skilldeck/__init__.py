@@ -42,9 +42,11 @@ from ._skilldeck import (
     ToolResult,
     ValidationReport,
     CatalogWarning,
+    __version__,
     skill_tool_declaration,
     validate,
 )
+from ._skill_list import SkillList
 
 __all__ = [
     "SKILLS_PROMPT_PREAMBLE",
@@ -67,6 +69,7 @@ __all__ = [
     "SkillError",
     "SkillInfo",
     "SkillInventory",
+    "SkillList",
     "SkillSkip",
     "SkillSource",
     "Skip",
@@ -78,6 +81,7 @@ __all__ = [
     "list_skills",
     "load_skills",
     "validate",
+    "__version__",
 ]
 
 _DECLARATION = skill_tool_declaration()

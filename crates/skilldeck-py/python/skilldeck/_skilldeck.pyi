@@ -4,8 +4,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, final
 
+from ._skill_list import SkillList
+
 _Path = Union[str, PathLike[str]]
 
+__version__: str
 TOOLNEXUS_PREAMBLE: str
 TOOLNEXUS_EMPTY: str
 
@@ -141,7 +144,7 @@ class Catalog:
 
     def __init__(
         self,
-        roots: Sequence[_Path] = ...,
+        roots: Union[_Path, Sequence[_Path], None] = None,
         *,
         skills: Optional[Sequence[Any]] = None,
         filter: Optional[Dict[str, bool]] = None,
@@ -149,7 +152,8 @@ class Catalog:
         provider: Optional[_Provider] = None,
         store: Optional[Store] = None,
     ) -> None: ...
-    def skills(self) -> List[Skill]: ...
+    @property
+    def skills(self) -> SkillList: ...
     def by_name(self) -> Dict[str, Skill]: ...
     def inventory(self) -> List[Skill]: ...
     def get(self, name: str) -> Optional[Skill]: ...
@@ -171,7 +175,7 @@ class LiveCatalog:
 
     def __init__(
         self,
-        roots: Sequence[_Path] = ...,
+        roots: Union[_Path, Sequence[_Path], None] = None,
         *,
         skills: Optional[Sequence[Any]] = None,
         filter: Optional[Dict[str, bool]] = None,
