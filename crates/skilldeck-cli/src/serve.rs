@@ -41,7 +41,8 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     find_skills: bool,
     /// Milliseconds `initialize` waits for a catalog still being read, counted from the start; then
-    /// its instructions say the catalog is loading and to call find_skills (hosts give up near 10 s).
+    /// its instructions say the catalog is loading and to call find_skills. The list methods wait as
+    /// long, then answer empty and notify list_changed later (hosts give up on a slow server).
     #[arg(long, value_name = "MS", default_value_t = u64::try_from(skilldeck_mcp::INSTRUCTIONS_WAIT.as_millis()).unwrap_or(u64::MAX))]
     instructions_wait: u64,
     /// Skills per page of skills/list, resources/list (each skill with all its files) and

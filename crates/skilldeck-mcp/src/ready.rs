@@ -5,7 +5,10 @@
 //! on a thread of its own: `initialize` waits for it only up to a short
 //! deadline ([`INSTRUCTIONS_WAIT`] from the start), then says in its
 //! `instructions` that the catalog is loading ([`loading_instructions`]);
-//! every request that needs the catalog waits for it, sending
+//! the list methods wait for its publication up to the same deadline, then
+//! answer empty (a host registers a server only once its lists answer) and
+//! tell their clients the lists changed once it is published; every other
+//! request that needs the catalog waits for it, sending
 //! `notifications/progress` while it waits when the request carries a
 //! `progressToken`.
 
@@ -125,8 +128,18 @@ impl Ready {
     /// Waits for the catalog, at most until the instructions' deadline;
     /// whether it came.
     pub(crate) async fn wait_for_instructions(&self) -> bool {
+        self.until_deadline(Stage::Read).await
+    }
+
+    /// Waits for the first publication, at most until the same deadline: a
+    /// list answers then, from it or empty.
+    pub(crate) async fn wait_for_lists(&self) -> bool {
+        self.until_deadline(Stage::Published).await
+    }
+
+    async fn until_deadline(&self, stage: Stage) -> bool {
         let deadline = tokio::time::Instant::from_std(self.started + self.wait);
-        tokio::time::timeout_at(deadline, self.reached(Stage::Read)).await.is_ok()
+        tokio::time::timeout_at(deadline, self.reached(stage)).await.is_ok()
     }
 
     /// Waits until the build reaches `stage`, as long as it takes: the

@@ -95,7 +95,9 @@ pub struct Options {
     pub find_skills: FindSkills,
     /// How long `initialize` waits for a catalog that is still being read
     /// ([`SkillServer::loading`]), counted from the server's start, before
-    /// its `instructions` say the catalog is loading.
+    /// its `instructions` say the catalog is loading; the list methods wait
+    /// as long for its publication, then answer empty (and say later that
+    /// the lists changed).
     pub instructions_wait: Duration,
     /// Log every skill and file left out, not only the first five of a
     /// generation and a count.
@@ -203,6 +205,9 @@ struct Shared {
     /// Whether a client was told the catalog is loading (and so to call
     /// `find_skills`): it is offered from then on.
     told_loading: AtomicBool,
+    /// Whether a list was answered (empty) before the first publication: its
+    /// client is told the lists changed once it is published.
+    listed_early: AtomicBool,
     digests: DigestCache,
     /// Sessions on the `initialize` handshake, told of changes directly.
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -304,6 +309,7 @@ impl SkillServer {
             current: ArcSwapOption::empty(),
             first: OnceLock::new(),
             told_loading: AtomicBool::new(false),
+            listed_early: AtomicBool::new(false),
             digests: DigestCache::default(),
             peers: Mutex::default(),
             changes,
@@ -617,6 +623,26 @@ impl SkillServer {
         }
         self.shared.ready.wait(Stage::Published, context).await?;
         self.generation().ok_or_else(|| McpError::internal_error("the skill catalog is missing", None))
+    }
+
+    /// The current generation for a list, which waits for the first one
+    /// only until `initialize`'s deadline ([`Options::instructions_wait`]: a
+    /// host that is not answered within its window goes on without the
+    /// server): none when it is not published by then, and the lists are
+    /// answered empty, and every client is told they changed once it is.
+    async fn listed(&self) -> Option<Arc<Generation>> {
+        if self.generation().is_none() {
+            self.shared.ready.wait_for_lists().await;
+        }
+        let generation = self.generation();
+        if generation.is_none() && !self.shared.listed_early.swap(true, Ordering::SeqCst) {
+            let server = self.clone();
+            tokio::spawn(async move {
+                server.shared.ready.reached(Stage::Published).await;
+                server.notify_lists(Change { resources: true, prompts: true, tools: false }).await;
+            });
+        }
+        generation
     }
 
     /// The current catalog and its level 1, waiting (with progress) only
@@ -1031,9 +1057,11 @@ impl ServerHandler for SkillServer {
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        let generation = self.ready(&context).await?;
+        let Some(generation) = self.listed().await else {
+            return Ok(ListPromptsResult::with_all_items(Vec::new()).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE));
+        };
         let cursor = request.and_then(|r| r.cursor);
         let (page, next) = generation
             .publication
@@ -1069,9 +1097,12 @@ impl ServerHandler for SkillServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let generation = self.ready(&context).await?;
+        let Some(generation) = self.listed().await else {
+            let empty = ListResourcesResult::with_all_items(Vec::new());
+            return Ok(empty.with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE));
+        };
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
@@ -1176,9 +1207,11 @@ impl ServerHandler for SkillServer {
     async fn list_skills(
         &self,
         request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
+        _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, McpError> {
-        let generation = self.ready(&context).await?;
+        let Some(generation) = self.listed().await else {
+            return Ok(ListSkillsResult::with_all_items(Vec::new()).with_ttl_ms(TTL_MS).with_cache_scope(CACHE_SCOPE));
+        };
         let cursor = request.and_then(|r| r.cursor);
         let page_size = self.shared.options.page_size;
         let server = self.clone();
