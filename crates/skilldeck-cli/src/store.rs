@@ -135,7 +135,7 @@ pub(crate) fn run_store(
         // A refusal is the request's fault: exit 1 with the reason; a broken store is exit 2.
         Err(AuthoringError::Store(error @ StoreError::Backend { .. })) => Err(error.into()),
         Err(error) => {
-            eprintln!("skilldeck: {}", skilldeck::escape_control(&error.to_string()));
+            crate::output::say!("skilldeck: {}", skilldeck::escape_control(&error.to_string()));
             Ok(ExitCode::FAILURE)
         }
     }

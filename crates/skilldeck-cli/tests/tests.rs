@@ -28,6 +28,9 @@ mod warnings;
 // skilldeck studio: the line it prints, the token rule, saves other commands read.
 mod studio;
 
+// Output that cannot be written (a full stderr, a closed pipe): an exit code, never a panic.
+mod output;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }
