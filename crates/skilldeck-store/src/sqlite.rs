@@ -11,10 +11,10 @@
 //! # The file
 //!
 //! * `skill(id, agent, name, content, updated_at)`: one row per record;
-//!   `agent` is `NULL` for the shared scope and the agent id otherwise, so
-//!   every string, the empty one included, is an agent scope of its own, as in
-//!   `MemoryStore` (trimming a blank agent to "shared" is the command layer's
-//!   business, not the store's).
+//!   `agent` is `NULL` for the shared scope and the agent id otherwise (an id
+//!   that passes [`check_name`](skilldeck::check_name), as the name does:
+//!   a blank one is refused, as in `MemoryStore`; taking a blank agent for
+//!   "shared" is the command layer's business, not the store's).
 //! * `skill_version(skill_id, idx, content, at)`: the history, `idx` 0 the most
 //!   recent; deleted with its record.
 //! * `profile(id, agent, skills, eager, updated_at)`: one row per agent
@@ -524,7 +524,7 @@ impl SkillStore for SqliteStore {
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
         self.write_tx(|tx| {
             let previous = load(tx, name, agent)?;
-            let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
+            let content = restored_version(name, agent, previous.as_ref().map(|(_, stored)| stored), index)?;
             put(tx, name, content, agent, previous)
         })
     }

@@ -5,7 +5,7 @@
 use skilldeck::store::Precondition;
 use std::path::Path;
 
-use skilldeck::store::StoreError;
+use skilldeck::store::{SkillStore, StoreError};
 use skilldeck_store::SqliteStore;
 
 use crate::{Fresh, contents};
@@ -58,13 +58,14 @@ fn a_missing_directory_is_refused() {
 fn hostile_records_round_trip(fresh: &Fresh) {
     let store = fresh.open();
     let huge: String = "---\nname: huge\n---\n".to_owned() + &"ação 😀 \0 \r\n".repeat(5 * (1 << 20) / 16);
+    let longest = "é".repeat(127) + "x";
     let cases: [(&str, Option<&str>, String); 6] = [
         ("huge", None, huge),
-        ("nul\0name", Some("nul\0agent"), "a\0b\0".to_owned()),
+        ("nul", Some("nul"), "a\0b\0".to_owned()),
         ("'; DROP TABLE skill; --", Some("\" OR 1=1"), "%_\\'".to_owned()),
-        ("", Some(""), String::new()),
-        ("../../etc/passwd", Some("a/b"), "\u{feff}---\nname: x\n---\n".to_owned()),
+        ("...", Some("a\\b"), "\u{feff}---\nname: x\n---\n".to_owned()),
         ("é", Some("😀"), "\u{10ffff}\u{0}\u{7f}".to_owned()),
+        (&longest, Some(&longest), String::new()),
     ];
     for (name, agent, content) in &cases {
         store.write(name, content, *agent, &Precondition::Any).unwrap();
@@ -77,14 +78,83 @@ fn hostile_records_round_trip(fresh: &Fresh) {
         assert_eq!(contents(&store.versions(name, *agent).unwrap()), [content.as_str()], "{name:?}");
         assert_eq!(store.restore(name, 0, *agent).unwrap().content, *content, "{name:?}");
     }
-    assert_eq!(store.agents().unwrap(), ["", "\" OR 1=1", "a/b", "nul\0agent", "😀"]);
+    assert_eq!(store.agents().unwrap(), ["\" OR 1=1", "a\\b", "nul", longest.as_str(), "😀"]);
     assert_eq!(store.names(None).unwrap(), ["huge"]);
-    assert_eq!(store.names(Some("nul\0agent")).unwrap(), ["nul\0name"]);
-    assert_eq!(store.get("nul", Some("nul")).unwrap(), None, "NUL does not cut a key short");
-    assert!(store.delete("nul\0name", Some("nul\0agent")).unwrap());
+    assert_eq!(store.names(Some("nul")).unwrap(), ["nul"]);
+    assert!(store.delete("nul", Some("nul")).unwrap());
 }
 
-on_each_store!(hostile_records_round_trip);
+/// The names no record or profile may have, with what the store says.
+const REFUSED_NAMES: [(&str, &str); 9] = [
+    ("", "name is required"),
+    (" \t", "name is required"),
+    ("nul\0name", "a skill name cannot contain U+0000, a control character"),
+    ("two\nlines", "a skill name cannot contain U+000A, a control character"),
+    ("evil\u{202E}txt.exe", "a skill name cannot contain U+202E, a format character"),
+    ("\u{FEFF}bom", "a skill name cannot contain U+FEFF, a format character"),
+    (" padded ", "a skill name cannot start or end with whitespace"),
+    ("..", "a skill name cannot be '.' or '..'"),
+    ("../../etc/passwd", "a skill name cannot contain '/'"),
+];
+
+/// Every name the rule refuses is refused by the store itself, on every
+/// write, restore and profile update, as a skill's name or as an agent's
+/// id, whoever calls it: nothing is written, and every good record stays.
+fn refused_names_are_never_stored(fresh: &Fresh) {
+    let store = fresh.open();
+    store.write("pedido", "v1", Some("loja"), &Precondition::Any).unwrap();
+    store.write("pedido", "v2", Some("loja"), &Precondition::Any).unwrap();
+    store.update_profiles(&mut |all| all.push(skilldeck::AgentProfile::new("loja"))).unwrap();
+    let token = store.change_token().unwrap();
+    let long = "x".repeat(256);
+    let long_text = "a skill name is at most 255 bytes long; this one is 256".to_owned();
+    let cases = REFUSED_NAMES.iter().map(|&(name, text)| (name, text.to_owned())).chain([(long.as_str(), long_text)]);
+    for (bad, text) in cases {
+        let as_agent = text.replace("a skill name", "an agent id").replace("name is required", "id is required");
+        let invalid = |result: Result<skilldeck::store::Record, StoreError>, expected: &str| {
+            let err = result.unwrap_err();
+            assert!(matches!(err, StoreError::InvalidName(_)), "{bad:?}: {err:?}");
+            assert_eq!(err.to_string(), expected, "{bad:?}");
+        };
+        for precondition in [Precondition::Any, Precondition::Absent] {
+            invalid(store.write(bad, "text", None, &precondition), &text);
+            invalid(store.write(bad, "text", Some("loja"), &precondition), &text);
+            invalid(store.write("pedido", "text", Some(bad), &precondition), &as_agent);
+        }
+        invalid(store.restore(bad, 0, None), &text);
+        invalid(store.restore("pedido", 0, Some(bad)), &as_agent);
+        let err = store.update_profiles(&mut |all| all.push(skilldeck::AgentProfile::new(bad))).unwrap_err();
+        assert!(matches!(err, StoreError::InvalidName(_)), "{bad:?}: {err:?}");
+        assert_eq!(err.to_string(), as_agent, "{bad:?}");
+    }
+    assert_eq!(store.names(None).unwrap(), Vec::<String>::new(), "nothing written");
+    assert_eq!(store.agents().unwrap(), ["loja"]);
+    assert_eq!(store.get("pedido", Some("loja")).unwrap().unwrap().content, "v2");
+    assert_eq!(contents(&store.versions("pedido", Some("loja")).unwrap()), ["v1"]);
+    let ids: Vec<String> = store.profiles().unwrap().into_iter().map(|p| p.id).collect();
+    assert_eq!(ids, ["loja"]);
+    if fresh.backend == crate::Backend::Sqlite {
+        assert_eq!(store.change_token().unwrap(), token, "nothing committed");
+    }
+}
+
+on_each_store!(hostile_records_round_trip, refused_names_are_never_stored);
+
+/// `MemoryStore` follows the same rule, through the same shared checks.
+#[test]
+fn memory_store_refuses_the_same_names() {
+    let store = skilldeck::store::MemoryStore::default();
+    for (bad, text) in REFUSED_NAMES {
+        let err = store.write(bad, "text", None, &Precondition::Any).unwrap_err();
+        assert!(matches!(err, StoreError::InvalidName(_)) && err.to_string() == text, "{bad:?}: {err}");
+        assert!(matches!(store.restore(bad, 0, None), Err(StoreError::InvalidName(_))), "{bad:?}");
+        assert!(matches!(store.write("ok", "text", Some(bad), &Precondition::Any), Err(StoreError::InvalidName(_))));
+        let err = store.update_profiles(&mut |all| all.push(skilldeck::AgentProfile::new(bad))).unwrap_err();
+        assert!(matches!(err, StoreError::InvalidName(_)), "{bad:?}: {err}");
+    }
+    assert!(store.names(None).unwrap().is_empty() && store.agents().unwrap().is_empty());
+    assert!(store.profiles().unwrap().is_empty());
+}
 
 /// A server that is not there, a database that is not there, a URL that does
 /// not parse: each a `Backend` error naming the server without the password,
