@@ -62,6 +62,7 @@ use tokio::runtime::Runtime;
 use tokio_postgres::config::Host;
 use tokio_postgres::{AsyncMessage, Client, Config, GenericClient, NoTls, Row, Transaction};
 
+use crate::CALL_TIMEOUT;
 use crate::profile::{self, Columns, Kept, Step};
 
 /// A failure inside a call, before it is given the store's location.
@@ -76,9 +77,6 @@ impl From<tokio_postgres::Error> for Failure {
 /// How long connecting may take, handshake and table setup included, when
 /// the URL does not say (`connect_timeout`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long each call may wait for the server once connected.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The advisory lock every write holds: "SKLD", as SQLite's application id.
 const WRITE_LOCK: i64 = 0x534B_4C44;

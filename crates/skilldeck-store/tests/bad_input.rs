@@ -283,3 +283,152 @@ fn a_drivers_error_is_kept_as_the_source() {
         assert!(err.source().and_then(|s| s.downcast_ref::<tokio_postgres::Error>()).is_some());
     }
 }
+
+/// A store whose schema another program added to is refused when opened,
+/// before anything is written: a trigger that deletes the history (which
+/// would make every write lose it), and a view, a table and an index. The
+/// error names the file and the object, and the file stays byte for byte.
+#[test]
+fn a_sqlite_store_with_objects_skilldeck_did_not_make_is_refused_and_left_alone() {
+    use std::error::Error;
+
+    use skilldeck_store::ForeignSchema;
+
+    let planted = [
+        ("trigger", "purge", "CREATE TRIGGER purge AFTER UPDATE ON skill BEGIN DELETE FROM skill_version; END"),
+        ("view", "everything", "CREATE VIEW everything AS SELECT * FROM skill"),
+        ("table", "loot", "CREATE TABLE loot (x)"),
+        ("index", "by_content", "CREATE INDEX by_content ON skill (content)"),
+    ];
+    for (kind, name, sql) in planted {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills.db");
+        let store = SqliteStore::open(&path).unwrap();
+        store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any).unwrap();
+        store.write("pedido", "---\nname: pedido\n---\nv2\n", None, &Precondition::Any).unwrap();
+        drop(store);
+        rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+        let files = |dir: &Path| {
+            let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+                .collect();
+            files.sort();
+            files
+        };
+        let before = files(dir.path());
+
+        let err = SqliteStore::open(&path).unwrap_err();
+        let StoreError::Backend { location, .. } = &err else { panic!("not a backend error: {err:?}") };
+        assert_eq!(location, &path.display().to_string());
+        let expected = format!(
+            "skill store {}: holds {kind} '{name}', which skilldeck did not make: refusing to use it",
+            path.display()
+        );
+        assert_eq!(err.to_string(), expected);
+        let why = err.source().and_then(|s| s.downcast_ref::<ForeignSchema>());
+        assert_eq!(why, Some(&ForeignSchema::Foreign { kind: kind.into(), name: name.into() }));
+        assert_eq!(files(dir.path()), before, "{kind}: the file is as it was");
+        let history = rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT count(*) FROM skill_version", [], |row| row.get::<_, i64>(0))
+            .unwrap();
+        assert_eq!(history, 1, "{kind}: the history is still there");
+    }
+}
+
+/// A trigger planted while a store is open (another process on the file)
+/// runs in no write: the write finds the schema changed, checks it again
+/// under the write lock and refuses, and the history stays.
+#[test]
+fn a_trigger_planted_while_open_runs_in_no_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("skills.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.write("pedido", "v1", None, &Precondition::Any).unwrap();
+    store.write("pedido", "v2", None, &Precondition::Any).unwrap();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("CREATE TRIGGER purge AFTER UPDATE ON skill BEGIN DELETE FROM skill_version; END").unwrap();
+    let err = store.write("pedido", "v3", None, &Precondition::Any).unwrap_err().to_string();
+    assert!(err.ends_with(": holds trigger 'purge', which skilldeck did not make: refusing to use it"), "{err}");
+    assert!(store.restore("pedido", 0, None).is_err(), "a restore writes too");
+    assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["v1"]);
+    assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "v2");
+    // Taken away again, the store writes as before.
+    other.execute_batch("DROP TRIGGER purge").unwrap();
+    store.write("pedido", "v3", None, &Precondition::Any).unwrap();
+    assert_eq!(contents(&store.versions("pedido", None).unwrap()), ["v2", "v1"]);
+}
+
+/// Renaming a table and back (SQLite then quotes its name in the schema)
+/// leaves the store skilldeck's; a table changed or gone does not.
+#[test]
+fn a_changed_sqlite_schema_is_refused_by_name() {
+    use std::error::Error;
+
+    use skilldeck_store::ForeignSchema;
+
+    let changes = [
+        ("ALTER TABLE skill RENAME TO away; ALTER TABLE away RENAME TO skill", None),
+        ("ALTER TABLE skill ADD COLUMN extra TEXT", Some(("table", "skill"))),
+        ("DROP INDEX skill_shared_name", Some(("index", "skill_shared_name"))),
+        (
+            "DROP INDEX skill_agent_name; CREATE INDEX skill_agent_name ON skill (agent, name)",
+            Some(("index", "skill_agent_name")),
+        ),
+    ];
+    for (sql, refused) in changes {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("skills.db");
+        drop(SqliteStore::open(&path).unwrap());
+        rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+        let opened = SqliteStore::open(&path);
+        match refused {
+            None => assert!(opened.is_ok(), "{sql}: {:?}", opened.err()),
+            Some((kind, name)) => {
+                let err = opened.unwrap_err();
+                let why = err.source().and_then(|s| s.downcast_ref::<ForeignSchema>());
+                assert_eq!(why, Some(&ForeignSchema::Changed { kind: kind.into(), name: name.into() }), "{sql}");
+                assert!(
+                    err.to_string()
+                        .ends_with(&format!("its {kind} '{name}' is not as skilldeck made it: refusing to use it"))
+                );
+            }
+        }
+    }
+}
+
+/// Every call has a deadline, kept by a progress handler: a call still
+/// running when it passes is interrupted with a typed error, whatever it
+/// was doing, and the store answers again after it. (A zero deadline stands
+/// for a slow call: the assertion is on the error, not on a time.)
+#[test]
+fn a_sqlite_call_past_its_deadline_is_interrupted() {
+    use std::error::Error;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("skills.db");
+    let store = SqliteStore::open(&path).unwrap();
+    for i in 0..300 {
+        store.write(&format!("s{i:03}"), &"x".repeat(100), None, &Precondition::Any).unwrap();
+    }
+    let ids = || (0..300).map(|i| skilldeck::AgentProfile::new(format!("a{i:03}")));
+    store.update_profiles(&mut |all| all.extend(ids())).unwrap();
+    let late = store.with_call_timeout(Duration::ZERO);
+    let interrupted = |err: StoreError| {
+        let StoreError::Backend { location, message, .. } = &err else { panic!("not a backend error: {err:?}") };
+        assert_eq!(location, &path.display().to_string());
+        assert_eq!(message, "a call ran past its deadline (0ns) and was interrupted");
+        let sqlite = err.source().and_then(|s| s.downcast_ref::<rusqlite::Error>()).unwrap();
+        assert_eq!(sqlite.sqlite_error_code(), Some(rusqlite::ErrorCode::OperationInterrupted));
+    };
+    interrupted(late.all(None).unwrap_err());
+    // A write is interrupted inside its transaction, which is then rolled back.
+    interrupted(late.update_profiles(&mut |all| all.push(skilldeck::AgentProfile::new("new"))).unwrap_err());
+    let store = late.with_call_timeout(skilldeck_store::CALL_TIMEOUT);
+    assert_eq!(store.all(None).unwrap().len(), 300, "the store answers again");
+    let kept: Vec<String> = store.profiles().unwrap().into_iter().map(|p| p.id).collect();
+    assert_eq!(kept, ids().map(|p| p.id).collect::<Vec<_>>(), "the interrupted write left nothing");
+}
