@@ -1,9 +1,9 @@
 //! Authoring: Insika's `write_skill`, `delete_skill` and `set_skill_agents`
-//! commands, with their checks and messages (reference §9). A write
-//! ([`write_skill`] on a store, or [`LiveCatalog::write_skill`], with a
-//! [`WriteSkill`] request) or a delete
-//! ([`LiveCatalog::delete_skill`]) goes to the live catalog's own store and
-//! then reloads it, so the next snapshot serves it.
+//! commands, with their checks and messages (reference §9). A write (a
+//! [`WriteSkill`] request) goes to a store ([`write_skill`]) or to a live
+//! catalog's own store, which then reloads ([`LiveCatalog::write_skill`]),
+//! as a delete does ([`LiveCatalog::delete_skill`]), so the next snapshot
+//! serves it.
 
 use crate::agent::{AgentProfile, Eager};
 use crate::catalog::LiveCatalog;
@@ -180,7 +180,7 @@ fn skill_md_name(content: &str) -> Result<String, AuthoringError> {
 /// # Example
 ///
 /// ```
-/// use skilldeck::authoring::{self, AuthoringError, WriteSkill};
+/// use skilldeck::authoring::{self, WriteSkill};
 /// use skilldeck::store::{MemoryStore, SkillStore};
 ///
 /// let store = MemoryStore::default();
