@@ -173,14 +173,21 @@ async def test_a_backslash_is_part_of_a_file_name(tmp_path: Path) -> None:
             assert (await client.read_resource(skill_uri("files", "back\\slash.txt"))).contents[0].text == "bs\n"
 
 
-async def test_a_line_break_in_a_name_stays_on_one_log_line(tmp_path: Path) -> None:
+async def test_a_name_holding_a_line_break_or_a_nul_is_served_nowhere(tmp_path: Path) -> None:
+    # The name rule: such a skill is an invalid-name skip, so no URI, tool call or log line has it.
     root = tmp_path / "skills"
     (root / "odd").mkdir(parents=True)
     (root / "odd" / "SKILL.md").write_bytes(b'---\nname: "two\\nlines\\e[31m"\ndescription: Odd.\n---\nBody.\n')
+    (root / "nul").mkdir(parents=True)
+    (root / "nul" / "SKILL.md").write_bytes(b'---\nname: "\\0"\ndescription: NUL.\n---\nBody.\n')
+    (root / "ok").mkdir(parents=True)
+    (root / "ok" / "SKILL.md").write_bytes(md("ok"))
     with http_server(["--root", str(root)]) as server:
         async with Client(server.url, extensions=[advertise(SKILLS_EXT)]) as client:
-            assert len(await uris(client)) == 1
+            assert await uris(client) == {skill_uri("ok")}
+            for uri in (skill_uri("%00"), skill_uri("two%0Alines%1B%5B31m"), skill_uri("ok%00")):
+                assert await read_error(client, uri), uri
+            for name in ("\0", "two\nlines\x1b[31m"):
+                assert (await client.call_tool("skill", {"name": name})).is_error
         lines = list(server.stderr_lines)
-    (line,) = [line for line in lines if "not in skills/list" in line]
-    assert line.startswith('skilldeck: warning: skill not in skills/list skill="two\\nlines\\u{1b}[31m" reason='), line
     assert not any(line.startswith("lines") for line in lines), lines

@@ -95,24 +95,26 @@ async def test_subscribe_is_served_on_the_handshake_only(transport: str, era: st
         assert len((await client.list_tools()).tools) == 1
 
 
-def test_a_newline_in_a_skill_name_does_not_split_log_lines(tmp_path: Path) -> None:
-    # Over the Skills extension's 512-file limit, so `serve` logs that it is left out.
+def test_a_newline_in_a_file_name_does_not_split_log_lines(tmp_path: Path) -> None:
+    # A skill's name may hold no line break (the name rule: such a skill is an
+    # invalid-name skip); a file's name may, and a link that leaves the root is logged.
     skill = tmp_path / "skills" / "evil"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text('---\nname: "evil\\nskilldeck: forged line"\ndescription: d\n---\n\nBody.\n')
-    for i in range(513):
-        (skill / f"f{i:03d}.txt").write_text("x\n")
+    (skill / "SKILL.md").write_text("---\nname: evil\ndescription: d\n---\n\nBody.\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    (skill / "x\nskilldeck: forged line").symlink_to(outside)
     with http_server(["--root", str(tmp_path / "skills")]) as server:
         # Serving starts at once; the line comes once the catalog is published (in the background).
         deadline = time.monotonic() + 20
-        while not any("not served over MCP" in line for line in server.stderr_lines):
+        while not any("file of a skill not served" in line for line in server.stderr_lines):
             assert time.monotonic() < deadline, server.stderr_lines
             time.sleep(0.05)
         time.sleep(0.2)  # a forged line would follow in the same write
     lines = server.stderr_lines
     assert not any(line.startswith("skilldeck: forged") for line in lines), lines
-    left_out = [line for line in lines if "not served over MCP" in line]
+    left_out = [line for line in lines if "file of a skill not served" in line]
     assert left_out == [
-        'skilldeck: warning: skill not served over MCP skill="evil\\nskilldeck: forged line" '
-        'reason="it has more than 512 files (the Skills extension\'s limit)"'
+        f'skilldeck: warning: file of a skill not served skill="evil" '
+        f'reason="{skill}/x\\nskilldeck: forged line leads outside every root (to {outside.resolve()})"'
     ], lines

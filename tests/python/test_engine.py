@@ -124,6 +124,25 @@ def test_sqlite_store_on_a_real_file(tmp_path: Path, shop: Path) -> None:
     assert store.delete("receita") and not store.delete("receita")
 
 
+def test_store_write_refuses_what_write_skill_refuses(tmp_path: Path) -> None:
+    store = skilldeck.Store(str(tmp_path / "skills.db"))
+    refusals = [
+        ("greet", skill_md("other", "the other one", "Body."), "name-mismatch",
+         "frontmatter `name` 'other' is not the skill name 'greet'"),
+        ("a\nb", skill_md("ab", "d", "x"), "invalid-name", "a skill name cannot contain U+000A, a control character"),
+        (" ", skill_md("x", "d", "x"), "invalid-name", "name is required"),
+        ("x", "no frontmatter", "missing-frontmatter", "SKILL.md missing YAML frontmatter (--- ... ---)"),
+    ]
+    for name, content, kind, message in refusals:
+        with pytest.raises(skilldeck.StoreError) as e:
+            store.write(name, content)
+        assert (e.value.kind, str(e.value)) == (kind, message)
+    with pytest.raises(skilldeck.StoreError) as e:
+        store.write("ok", skill_md("ok", "d", "x"), agent="bia\u202e")
+    assert e.value.kind == "invalid-name"
+    assert store.names() == [] and store.agents() == []
+
+
 def test_a_store_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     bad = tmp_path / "not.db"
     bad.write_text("this is not SQLite " * 100)

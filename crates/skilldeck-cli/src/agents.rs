@@ -122,7 +122,7 @@ pub(crate) fn with_stored(file: &[doctor::Agent], stored: Vec<AgentProfile>) -> 
     let mut agents = file.to_vec();
     for profile in stored {
         match file.iter().find(|a| a.profile.id == profile.id) {
-            Some(given) if given.profile != profile => eprintln!(
+            Some(given) if given.profile != profile => crate::output::say!(
                 "skilldeck: warning: {}",
                 skilldeck::escape_control(&format!(
                     "agent '{}': the --agents file's profile is checked, not the store's, which differs",

@@ -29,7 +29,10 @@ pub(crate) fn init() -> anyhow::Result<()> {
             Targets::new().with_target("skilldeck_mcp", Level::INFO).with_target(crate::roots::LOG_TARGET, Level::INFO)
         }
     };
-    let layer = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).event_format(Line);
+    // A stderr that cannot be written loses the line, nothing more: the
+    // layer's own report of that would be an `eprintln!`, which panics.
+    let layer =
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).event_format(Line).log_internal_errors(false);
     // Already set (a second serve in one process): keep the first.
     let _ = tracing_subscriber::registry().with(layer).with(targets).try_init();
     Ok(())

@@ -1,7 +1,9 @@
 //! `skilldeck`: the command-line face of the skilldeck engine. Argument
 //! parsing and output only; every rule lives in the `skilldeck` library.
 
-use std::io::Write;
+// Every write goes through `output`, which never panics on a failed one.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -28,6 +30,7 @@ mod agents;
 mod list;
 mod log;
 mod new;
+mod output;
 mod roots;
 mod search;
 mod serve;
@@ -37,6 +40,8 @@ mod validate;
 
 use agents::{AgentArgs, read_agents};
 use list::{list_json, list_table, shadowed_json, shadowed_table};
+use output::{broken_pipe, say};
+pub(crate) use output::{print, print_json};
 use roots::Roots;
 use store::{StoreCommand, run_store};
 
@@ -196,7 +201,7 @@ fn main() -> ExitCode {
         // The reader went (`skilldeck prompt | head -1`): nothing is wrong, as with `rg`.
         Err(error) if broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("skilldeck: {}", escape_control(&error_text(&error)));
+            say!("skilldeck: {}", escape_control(&error_text(&error)));
             ExitCode::from(2)
         }
     }
@@ -354,7 +359,7 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
             };
             print(&fitted.text)?;
             if report {
-                eprint!("{}", fitted.report);
+                output::eprint(&fitted.report.to_string());
             }
         }
         Command::Inject { message, json: false } => print(&render::active_skills(&view.activate(&message)))?,
@@ -462,17 +467,6 @@ fn error_text(error: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Whether `error` is a write to a pipe whose reader closed it.
-fn broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        let kind = cause
-            .downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind)
-            .or_else(|| cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind));
-        kind == Some(std::io::ErrorKind::BrokenPipe)
-    })
-}
-
 /// How many warnings are printed in full without `--verbose`.
 const WARNINGS_SHOWN: usize = 5;
 
@@ -481,8 +475,7 @@ const WARNINGS_SHOWN: usize = 5;
 /// [`WARNINGS_SHOWN`] and one line counting all of them by kind (a public
 /// registry's tree has thousands, and a host waits behind them).
 fn warn_summary(warnings: &[Warning], verbose: bool) {
-    let mut err = std::io::stderr().lock();
-    let _ = err.write_all(warning_lines(warnings, verbose).as_bytes());
+    output::eprint(&warning_lines(warnings, verbose));
 }
 
 /// The text [`warn_summary`] prints.
@@ -510,18 +503,4 @@ fn warning_lines(warnings: &[Warning], verbose: bool) -> String {
         ));
     }
     out
-}
-
-pub(crate) fn print(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
-    Ok(())
-}
-
-pub(crate) fn print_json(value: &Value) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut stdout, value)?;
-    stdout.write_all(b"\n")?;
-    Ok(())
 }

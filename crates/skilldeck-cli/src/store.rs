@@ -9,7 +9,7 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use skilldeck::authoring::{AuthoringError, WriteSkill};
 use skilldeck::store::{Precondition, SkillStore, StoreError};
-use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
+use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog, NameError, NameKind, check_name};
 
 use crate::agents::{AgentArgs, profile_json};
 use crate::{check_store, print_json};
@@ -80,6 +80,10 @@ pub(crate) fn run_store(
 ) -> anyhow::Result<ExitCode> {
     let agent = flags.agent.as_deref();
     let scope = json!(agent);
+    // The name rule before anything is read or walked (the store checks it again).
+    if let Err(error) = check_names(&command, agent) {
+        return Ok(refused(&error));
+    }
     let outcome: Result<Value, AuthoringError> = match command {
         StoreCommand::Write { name, file, create_only } => {
             let content = match file {
@@ -111,8 +115,8 @@ pub(crate) fn run_store(
             })
             .map_err(AuthoringError::from),
         StoreCommand::Restore { name, index } => store
-            .restore(&name, index, agent)
-            .map(|r| json!({"name": name, "agent": scope, "updated_at": r.updated_at}))
+            .restore(name.trim(), index, agent.map(str::trim).filter(|agent| !agent.is_empty()))
+            .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
             .map_err(AuthoringError::from),
         StoreCommand::Agents => store.agents().map(|agents| json!(agents)).map_err(AuthoringError::from),
         StoreCommand::Profiles => store
@@ -134,10 +138,32 @@ pub(crate) fn run_store(
         }
         // A refusal is the request's fault: exit 1 with the reason; a broken store is exit 2.
         Err(AuthoringError::Store(error @ StoreError::Backend { .. })) => Err(error.into()),
-        Err(error) => {
-            eprintln!("skilldeck: {}", skilldeck::escape_control(&error.to_string()));
-            Ok(ExitCode::FAILURE)
+        Err(error) => Ok(refused(&error)),
+    }
+}
+
+/// A refused request: its reason on stderr, exit 1.
+fn refused(error: &dyn std::error::Error) -> ExitCode {
+    crate::output::say!("skilldeck: {}", skilldeck::escape_control(&error.to_string()));
+    ExitCode::FAILURE
+}
+
+/// The names a writing command would write under, checked by the engine's
+/// name rule: as the authoring commands take them, trimmed, a blank agent
+/// being the shared scope.
+fn check_names(command: &StoreCommand, agent: Option<&str>) -> Result<(), NameError> {
+    let name = match command {
+        StoreCommand::Write { name, .. } | StoreCommand::Restore { name, .. } => name,
+        // One stored before names were checked can still be read and deleted.
+        StoreCommand::Profile { id, delete: false, versions: false, .. } => {
+            return check_name(id.trim(), NameKind::Agent);
         }
+        _ => return Ok(()),
+    };
+    check_name(name.trim(), NameKind::Skill)?;
+    match agent.map(str::trim).filter(|agent| !agent.is_empty()) {
+        Some(agent) => check_name(agent, NameKind::Agent),
+        None => Ok(()),
     }
 }
 

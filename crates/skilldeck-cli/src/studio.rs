@@ -69,7 +69,7 @@ pub(crate) fn run(
         let listener = tokio::net::TcpListener::from_std(socket).context("cannot serve on the bound socket")?;
         let local = listener.local_addr()?;
         // The one line tests and people read: where to point a browser.
-        eprintln!("skilldeck studio: listening on http://{local}/");
+        crate::output::say!("skilldeck studio: listening on http://{local}/");
         let interrupted = async {
             let _ = tokio::signal::ctrl_c().await;
         };

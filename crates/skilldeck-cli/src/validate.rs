@@ -93,13 +93,13 @@ fn plural(n: usize, word: &str) -> String {
 /// or its `SKILL.md` no longer gives them.
 pub(crate) fn show(args: &ShowArgs, catalog: &Catalog) -> anyhow::Result<ExitCode> {
     let Some(skill) = catalog.get(&args.name) else {
-        eprintln!("skilldeck: no skill named {:?}", args.name);
+        crate::output::say!("skilldeck: no skill named {:?}", args.name);
         return Ok(ExitCode::FAILURE);
     };
     let properties = match Properties::of(skill) {
         Ok(properties) => properties,
         Err(diagnostic) => {
-            eprintln!("skilldeck: {}", escape_control(&diagnostic.to_string()));
+            crate::output::say!("skilldeck: {}", escape_control(&diagnostic.to_string()));
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -128,3 +128,43 @@ fn a_postgres_server_that_never_answers_is_exit_2_at_the_deadline() {
         assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(5), "{command:?} took {took:?}");
     }
 }
+
+/// A trigger planted in the store that deletes the history on every write
+/// (issue 19: `store write` exited 0 with `versions` empty) makes the store
+/// a broken one: exit 2 naming the file and the trigger, the file as it was.
+#[test]
+fn a_store_with_a_planted_trigger_is_exit_2_and_keeps_its_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    let store = skilldeck_store::SqliteStore::open(&path).unwrap();
+    for body in ["v1", "v2"] {
+        store.write("greet", &format!("---\nname: greet\n---\n{body}\n"), None, &Precondition::Any).unwrap();
+    }
+    drop(store);
+    let sql = "CREATE TRIGGER purge AFTER UPDATE ON skill BEGIN DELETE FROM skill_version; END";
+    rusqlite::Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let file = dir.path().join("v3.md");
+    std::fs::write(&file, "---\nname: greet\n---\nv3\n").unwrap();
+
+    let store = path.to_str().unwrap();
+    let expected = format!(
+        "skilldeck: skill store {store}: holds trigger 'purge', which skilldeck did not make: refusing to use it\n"
+    );
+    for command in
+        [&["store", "write", "greet", "--file", file.to_str().unwrap()][..], &["store", "versions", "greet"], &["list"]]
+    {
+        let (out, _) = run_within(&[command, &["--store", store]].concat(), Duration::from_secs(30));
+        assert_eq!(
+            (out.status.code(), stderr(&out), stdout(&out)),
+            (Some(2), expected.clone(), String::new()),
+            "{command:?}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before, "byte for byte as it was");
+    let kept: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT count(*) FROM skill_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(kept, 1, "the history is still there");
+}

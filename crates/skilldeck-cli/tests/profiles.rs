@@ -88,7 +88,7 @@ fn store_profile_commands(deck: &Deck) {
         outcome(&deck.run(&["store", "profile", "vazia", "--delete"])),
         refused(1, "agent profile 'vazia' not found")
     );
-    assert_eq!(outcome(&deck.run(&["store", "profile", " ", "--allow", "x"])), refused(1, "agent profile id is blank"));
+    assert_eq!(outcome(&deck.run(&["store", "profile", " ", "--allow", "x"])), refused(1, "id is required"));
     assert_eq!(
         outcome(&deck.run(&["store", "profile", "x", "--allow-all", "--allow", "y"])),
         refused(2, "--allow-all cannot be used with --allow or --allow-none")

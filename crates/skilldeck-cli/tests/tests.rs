@@ -28,6 +28,12 @@ mod warnings;
 // skilldeck studio: the line it prints, the token rule, saves other commands read.
 mod studio;
 
+// The name rule and a text's own name, for what the store commands write.
+mod names;
+
+// Output that cannot be written (a full stderr, a closed pipe): an exit code, never a panic.
+mod output;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }
@@ -218,36 +224,41 @@ fn a_root_given_that_is_not_a_directory_is_exit_2_with_one_line() {
 fn control_characters_in_skill_text_never_reach_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     for (rel, text) in [
-        (
-            "a/SKILL.md",
-            "---\nname: \"evil\\e[2J\\e]0;pwned\\a\"\ndescription: \"red \\e[31mtext\\nsecond line\"\n---\nbody\n",
-        ),
+        ("a/SKILL.md", "---\nname: evil\ndescription: \"red \\e[31mtext\\nsecond line\"\n---\n\x1b[31mred body\n"),
+        // A name may hold none of them: an invalid-name skip, its detail escaped too.
         ("b/SKILL.md", "---\nname: \"two\\nlines\"\ndescription: \"\\u202Eesrever\"\n---\nbody\n"),
-        ("c/SKILL.md", "---\nname: \"evil\\e[2J\\e]0;pwned\\a\"\ndescription: dup\n---\nbody\n"),
+        ("c/SKILL.md", "---\nname: evil\ndescription: dup\n---\nbody\n"),
+        ("d/SKILL.md", "---\nname: plain\ndescription: \"\\u202Eesrever\"\n---\nbody\n"),
     ] {
         let path = dir.path().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     }
     let root = dir.path().to_str().unwrap();
-    let out = skilldeck(&["list", "--root", root]);
+    let out = skilldeck(&["list", "--root", root, "--filter", "ghost\x1b[2J=false"]);
     assert_eq!(out.status.code(), Some(0));
     let table = concat!(
-        "NAME                              ORIGIN   DESCRIPTION\n",
-        "evil\\u{1b}[2J\\u{1b}]0;pwned\\u{7}  fs       red \\u{1b}[31mtext\n",
-        "two\\nlines                        fs       \\u{202e}esrever\n",
+        "NAME   ORIGIN   DESCRIPTION\n",
+        "evil   fs       red \\u{1b}[31mtext\n",
+        "plain  fs       \\u{202e}esrever\n",
     );
-    assert_eq!(stdout(&out), format!("{table}\nskipped:\n  duplicate-name         {root}/c/SKILL.md\n"));
-    // The duplicate's warning names it on one line, escaped.
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{table}\nskipped:\n  \
+             invalid-name           {root}/b/SKILL.md (a skill name cannot contain U+000A, a control character)\n  \
+             duplicate-name         {root}/c/SKILL.md\n\nfilter matched no skill: ghost\\u{{1b}}[2J\n"
+        )
+    );
+    // Each warning on one line, escaped.
     let err = stderr(&out);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.starts_with("skilldeck: warning: ") && err.contains("evil\\u{1b}[2J") && !err.contains('\x1b'),
-        "{err}"
-    );
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("skilldeck: warning: skill filter name \"ghost\\u{1b}[2J\" matched no skill\n"), "{err}");
+    assert!(err.lines().all(|line| line.starts_with("skilldeck: warning: ")), "{err}");
+    assert!(!err.contains('\x1b'), "{err}");
     // Tool outputs keep their bytes: they are for the model, not the terminal.
-    let out = skilldeck(&["load", "two\nlines", "--root", root]);
-    assert!(stdout(&out).contains("# Skill: two\nlines\n"));
+    let out = skilldeck(&["load", "evil", "--root", root]);
+    assert!(stdout(&out).contains("# Skill: evil\n\n\x1b[31mred body\n"), "{}", stdout(&out));
 }
 
 #[test]

@@ -36,7 +36,7 @@ pub(crate) fn file_uri(base: &str, rel: &[u8]) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum UriError {
     /// Not `skill://<name>/<path>` at all (another scheme, no path, a query
-    /// or fragment, a bad escape).
+    /// or fragment, a bad escape, a name no skill can have).
     NotSkill,
     /// A path that would leave the skill's directory or cannot name a file
     /// in it: an empty, `.` or `..` segment (encoded or not), a NUL, a
@@ -56,8 +56,11 @@ pub(crate) fn canonical(uri: &str) -> Result<String, UriError> {
     let (name, path) = rest.split_once('/').ok_or(UriError::NotSkill)?;
     // The name is only ever a lookup key among the skills served, never a
     // path: any name a skill can have (`a/b`, `..`) reads back as itself.
+    // One no skill can have (a NUL, a line break, a bidi override: the
+    // engine's rule) names nothing, before any lookup.
     let name = decode(name)?;
-    if name.is_empty() {
+    let name = std::str::from_utf8(&name).map_err(|_| UriError::NotSkill)?;
+    if name.is_empty() || skilldeck::check_name_characters(name, skilldeck::NameKind::Skill).is_err() {
         return Err(UriError::NotSkill);
     }
     let path = decode(path)?;
@@ -74,7 +77,7 @@ pub(crate) fn canonical(uri: &str) -> Result<String, UriError> {
         }
         segments.push(segment);
     }
-    Ok(file_uri(&skill_base(std::str::from_utf8(&name).map_err(|_| UriError::NotSkill)?), &segments.join(&b'/')))
+    Ok(file_uri(&skill_base(name), &segments.join(&b'/')))
 }
 
 /// Percent-decodes, refusing a `%` that does not start a two-digit escape.
@@ -159,6 +162,11 @@ mod tests {
             "skill://alpha/SKILL.md#top",
             "skill://alpha/%zz",
             "skill://alpha/%4",
+            "skill://%00/SKILL.md",
+            "skill://a%0Ab/SKILL.md",
+            "skill://%E2%80%AEevil/SKILL.md",
+            "skill://%EF%BB%BFbom/SKILL.md",
+            "skill://%FF/SKILL.md",
             "",
         ];
         for uri in not_skill {

@@ -183,3 +183,46 @@ async fn a_reload_after_a_root_link_swap_publishes_the_new_release_whole() {
     assert_eq!(manifest().await, (r#""One in release2.""#.into(), uris));
     client.cancel().await.unwrap();
 }
+
+/// A name no skill may have (a NUL, a line break, a bidi override: the
+/// engine's name rule) is served under no URI: `skill://%00/SKILL.md` and
+/// the like read nothing, whichever source held the name, and no list,
+/// tool or prompt shows one.
+#[tokio::test]
+async fn names_holding_control_or_format_characters_are_served_nowhere() {
+    let dir = tree();
+    write(dir.path(), "nul/SKILL.md", b"---\nname: \"\\0\"\ndescription: NUL.\n---\nnul body\n");
+    write(dir.path(), "newline/SKILL.md", b"---\nname: \"a\\nb\"\ndescription: Newline.\n---\nnl body\n");
+    write(dir.path(), "bidi/SKILL.md", "---\nname: evil\u{202E}txt\ndescription: Bidi.\n---\nbidi\n".as_bytes());
+    let catalog = Catalog::builder()
+        .root(dir.path())
+        .skill(skilldeck::SkillDef::new("\0data").description("Data.").content("data body"));
+    assert_eq!(catalog.build().skips().iter().filter(|s| s.reason == skilldeck::SkipReason::InvalidName).count(), 4);
+    let client = connect(SkillServer::new(LiveCatalog::new(catalog), Options::default())).await;
+
+    for uri in [
+        "skill://%00/SKILL.md",
+        "skill://%00data/SKILL.md",
+        "skill://a%0Ab/SKILL.md",
+        "skill://evil%E2%80%AEtxt/SKILL.md",
+        "skill://alpha%00/SKILL.md",
+    ] {
+        let error = client.read_resource(ReadResourceRequestParams::new(uri)).await.unwrap_err();
+        assert!(matches!(&error, ServiceError::McpError(e) if e.code.0 == -32602), "{uri}: {error:?}");
+        let error = client.get_skill(GetSkillRequestParams::new(uri)).await.unwrap_err();
+        assert!(matches!(&error, ServiceError::McpError(e) if e.code.0 == -32602), "{uri}: {error:?}");
+    }
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources.iter().all(|r| r.uri.starts_with("skill://alpha/") || r.uri.starts_with("skill://beta/")));
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["alpha", "beta"]);
+    for name in ["\0", "\0data", "a\nb"] {
+        let called = client
+            .call_tool(CallToolRequestParams::new("skill").with_arguments(arguments(json!({"name": name}))))
+            .await
+            .unwrap();
+        assert_eq!(called.is_error, Some(true), "{name:?}");
+        assert!(called.content[0].as_text().unwrap().text.ends_with("not found. Available skills: alpha, beta"));
+    }
+    client.cancel().await.unwrap();
+}

@@ -17,6 +17,7 @@ use pyo3::exceptions::{PyException, PyOSError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
+use skilldeck::authoring::{self, WriteSkill};
 use skilldeck::store::{Precondition, SkillStore};
 use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Eager, Filter, LiveCatalog, LoadSkillTool, Origin, Reason,
@@ -67,11 +68,28 @@ fn store_error(py: Python<'_>, e: &skilldeck::store::StoreError) -> PyErr {
         E::Conflict { .. } => "conflict",
         E::NotFound { .. } => "not-found",
         E::NoSuchVersion { .. } => "no-such-version",
+        E::InvalidName(_) => "invalid-name",
         E::InvalidProfile(_) => "invalid-profile",
         E::Unsupported { .. } => "unsupported",
         E::Backend { .. } => "backend",
         #[allow(unreachable_patterns)]
         _ => "store",
+    };
+    error::<StoreError>(py, kind, e.to_string())
+}
+
+/// A refused or failed `write_skill` as a `StoreError`: the request's
+/// refusals by their own kinds, the store's by its.
+fn authoring_error(py: Python<'_>, e: &skilldeck::authoring::AuthoringError) -> PyErr {
+    use skilldeck::authoring::AuthoringError as E;
+    let kind = match e {
+        E::Store(e) => return store_error(py, e),
+        E::InvalidName(_) => "invalid-name",
+        E::MissingFrontmatter => "missing-frontmatter",
+        E::MissingName => "missing-name",
+        E::NameMismatch { .. } => "name-mismatch",
+        E::Unloadable(_) => "unloadable",
+        _ => "authoring",
     };
     error::<StoreError>(py, kind, e.to_string())
 }
@@ -316,8 +334,12 @@ impl PyStore {
     }
 
     /// Writes the whole `SKILL.md` text `content` under `name` (in `agent`'s
-    /// scope when given); with `create_only`, raises `StoreError` (kind
-    /// `already-exists`) when a record is there. Returns the write's time.
+    /// scope when given) after the authoring checks (`write_skill`): raises
+    /// `StoreError` for a name the name rule refuses (kind `invalid-name`),
+    /// a text without frontmatter or `name` (`missing-frontmatter`,
+    /// `missing-name`), a frontmatter `name` that is not `name`
+    /// (`name-mismatch`); with `create_only`, `already-exists` when a record
+    /// is there. Returns the write's time.
     #[pyo3(signature = (name, content, *, agent=None, create_only=false))]
     fn write(
         &self,
@@ -328,9 +350,11 @@ impl PyStore {
         create_only: bool,
     ) -> PyResult<String> {
         let pre = if create_only { Precondition::Absent } else { Precondition::Any };
-        py.detach(|| self.store.write(name, content, agent, &pre))
+        let mut request = WriteSkill::new(name, content).precondition(pre);
+        request.agent = agent.map(str::to_owned);
+        py.detach(|| authoring::write_skill(self.store.as_ref(), &request))
             .map(|r| r.updated_at)
-            .map_err(|e| store_error(py, &e))
+            .map_err(|e| authoring_error(py, &e))
     }
 
     /// The `SKILL.md` text under `name`, or `None`.

@@ -22,10 +22,18 @@ mod profile;
 mod sqlite;
 
 #[cfg(feature = "postgres")]
-pub use postgres::{CALL_TIMEOUT, CONNECT_TIMEOUT, PostgresStore};
-pub use sqlite::{BUSY_TIMEOUT, SqliteStore};
+pub use postgres::{CONNECT_TIMEOUT, PostgresStore};
+pub use sqlite::{BUSY_TIMEOUT, ForeignSchema, SqliteStore};
+
+use std::time::Duration;
 
 use skilldeck::store::{SkillStore, StoreError};
+
+/// How long each call may take once a store is open: a PostgreSQL call
+/// waits at most this for the server (then drops its connection); a SQLite
+/// call still running this long after it began is interrupted
+/// ([`SqliteStore::with_call_timeout`] sets another).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A failure inside a backend call, before the backend adds its location:
 /// the driver's (`E`), the store's own words (`Own`), or a whole store error.

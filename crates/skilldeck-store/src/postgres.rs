@@ -13,7 +13,7 @@
 //!   so [`SkillStore::change_token`] moves on every host for the price of one
 //!   empty round trip, however many records there are.
 //! * **Exact bytes.** Keys, agents and texts are `bytea`: any Rust string round
-//!   trips (PostgreSQL `text` refuses NUL), and keys sort in byte order, as in
+//!   trips (PostgreSQL `text` refuses NUL, which a text may hold), and keys sort in byte order, as in
 //!   every other backend, whatever the database's collation.
 //!
 //! # The tables
@@ -22,8 +22,9 @@
 //! `options` to keep stores apart):
 //!
 //! * `skilldeck_skill(id, shared, agent, name, content, updated_at)`: one row
-//!   per record; `shared` is true for the shared scope (its `agent` is empty),
-//!   so the empty agent id is a scope of its own, as in `MemoryStore`.
+//!   per record; `shared` is true for the shared scope (its `agent` is
+//!   empty; an agent's id is never empty, [`check_name`](skilldeck::check_name)
+//!   refuses it on every write).
 //! * `skilldeck_skill_version(skill_id, idx, content, at)`: the history, `idx`
 //!   0 the most recent; deleted with its record.
 //! * `skilldeck_profile(id, agent, skills, eager, updated_at)`: one row per
@@ -61,6 +62,7 @@ use tokio::runtime::Runtime;
 use tokio_postgres::config::Host;
 use tokio_postgres::{AsyncMessage, Client, Config, GenericClient, NoTls, Row, Transaction};
 
+use crate::CALL_TIMEOUT;
 use crate::profile::{self, Columns, Kept, Step};
 
 /// A failure inside a call, before it is given the store's location.
@@ -75,9 +77,6 @@ impl From<tokio_postgres::Error> for Failure {
 /// How long connecting may take, handshake and table setup included, when
 /// the URL does not say (`connect_timeout`).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long each call may wait for the server once connected.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The advisory lock every write holds: "SKLD", as SQLite's application id.
 const WRITE_LOCK: i64 = 0x534B_4C44;
@@ -670,7 +669,7 @@ impl SkillStore for PostgresStore {
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
         self.write_tx(async |tx| {
             let previous = load(tx, name, agent).await?;
-            let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
+            let content = restored_version(name, agent, previous.as_ref().map(|(_, stored)| stored), index)?;
             put(tx, name, content, agent, previous).await
         })
     }

@@ -81,7 +81,8 @@ pub(crate) enum Step<K> {
 ///
 /// # Errors
 ///
-/// [`StoreError::InvalidProfile`] from [`check_profiles`]: nothing is to be written.
+/// [`StoreError::InvalidName`] or [`StoreError::InvalidProfile`] from
+/// [`check_profiles`]: nothing is to be written.
 pub(crate) fn plan<K>(
     kept: Vec<Kept<K>>,
     change: &mut dyn FnMut(&mut Vec<AgentProfile>),

@@ -11,10 +11,10 @@
 //! # The file
 //!
 //! * `skill(id, agent, name, content, updated_at)`: one row per record;
-//!   `agent` is `NULL` for the shared scope and the agent id otherwise, so
-//!   every string, the empty one included, is an agent scope of its own, as in
-//!   `MemoryStore` (trimming a blank agent to "shared" is the command layer's
-//!   business, not the store's).
+//!   `agent` is `NULL` for the shared scope and the agent id otherwise (an id
+//!   that passes [`check_name`](skilldeck::check_name), as the name does:
+//!   a blank one is refused, as in `MemoryStore`; taking a blank agent for
+//!   "shared" is the command layer's business, not the store's).
 //! * `skill_version(skill_id, idx, content, at)`: the history, `idx` 0 the most
 //!   recent; deleted with its record.
 //! * `profile(id, agent, skills, eager, updated_at)`: one row per agent
@@ -30,12 +30,31 @@
 //!   (authoring is rare, the fsync per write costs nothing that matters).
 //! * The [change token](SkillStore::change_token) is SQLite's `data_version`:
 //!   it moves for other connections' writes, not for this handle's own.
+//!
+//! # A file is data, never code
+//!
+//! Whoever can write the file could plant SQL that runs inside the store's
+//! own statements: a trigger that empties the history on every write, a
+//! view, a table's changed definition. So the schema is read before
+//! anything is written and must be exactly what [`MIGRATIONS`] make
+//! ([`ForeignSchema`] otherwise, naming the object), and again in every
+//! write transaction whose schema changed since (`PRAGMA schema_version`);
+//! `trusted_schema` is off and the connection is defensive, so no schema
+//! object may call a function with side effects or corrupt the file.
+//!
+//! # Deadlines
+//!
+//! A call waits at most [`BUSY_TIMEOUT`] for another connection's lock, and
+//! a call still running [`CALL_TIMEOUT`] after it began is interrupted by a
+//! progress handler: a pathological file cannot hang its host.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params};
 use skilldeck::AgentProfile;
 use skilldeck::store::{
@@ -43,7 +62,12 @@ use skilldeck::store::{
     restored_version,
 };
 
+use crate::CALL_TIMEOUT;
 use crate::profile::{self, Columns, Kept, Step};
+
+mod schema;
+
+pub use schema::ForeignSchema;
 
 /// A failure inside a call, before it is given the store's location.
 type Failure = crate::Failure<rusqlite::Error>;
@@ -61,6 +85,10 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long [`SqliteStore::open`] waits before it tries again after losing a
 /// race to set up the file.
 const RETRY_PAUSE: Duration = Duration::from_millis(20);
+
+/// How many virtual machine steps SQLite takes between two looks at the
+/// call's deadline: a look is one clock read, a step a few nanoseconds.
+const DEADLINE_STEPS: i32 = 1000;
 
 /// `PRAGMA application_id` of a skill store: "SKLD".
 const APPLICATION_ID: i32 = 0x534B_4C44;
@@ -131,6 +159,34 @@ const MIGRATIONS: &[&str] = &[
 pub struct SqliteStore {
     path: PathBuf,
     conn: Mutex<Connection>,
+    /// The running call's deadline, read by the connection's progress handler.
+    deadline: Arc<Deadline>,
+    /// How long a call may run: [`CALL_TIMEOUT`] unless set.
+    call_timeout: Duration,
+    /// The `schema_version` whose schema was last found to be skilldeck's.
+    checked_schema: AtomicI64,
+}
+
+/// When the running call must stop, as nanoseconds after `origin`
+/// (`u64::MAX`: no call is running).
+struct Deadline {
+    origin: Instant,
+    at: AtomicU64,
+}
+
+impl Deadline {
+    fn new() -> Deadline {
+        Deadline { origin: Instant::now(), at: AtomicU64::new(u64::MAX) }
+    }
+
+    fn start(&self, timeout: Duration) {
+        let at = (self.origin.elapsed() + timeout).as_nanos();
+        self.at.store(u64::try_from(at).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    fn passed(&self) -> bool {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX) > self.at.load(Ordering::Relaxed)
+    }
 }
 
 impl fmt::Debug for SqliteStore {
@@ -157,13 +213,22 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
 }
 
-/// The driver's error in words, kept as the error's source.
-fn sql_error(path: &Path, e: rusqlite::Error) -> StoreError {
+/// The driver's error in words, kept as the error's source; `timeout` is
+/// the deadline of the call it ended.
+fn sql_error(path: &Path, e: rusqlite::Error, timeout: Duration) -> StoreError {
     if is_busy(&e) {
         let secs = BUSY_TIMEOUT.as_secs();
         return backend(path, format!("{e}: another connection kept it locked (waited up to {secs} s)")).caused_by(e);
     }
+    if e.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) {
+        return backend(path, format!("a call ran past its deadline ({timeout:?}) and was interrupted")).caused_by(e);
+    }
     backend(path, e.to_string()).caused_by(e)
+}
+
+/// The refusal of a file whose schema is not skilldeck's.
+fn foreign(path: &Path, why: ForeignSchema) -> StoreError {
+    backend(path, format!("{why}: refusing to use it")).caused_by(why)
 }
 
 impl SqliteStore {
@@ -174,8 +239,10 @@ impl SqliteStore {
     ///
     /// [`StoreError::Backend`], naming the file, when it cannot be opened or
     /// created (a missing directory, a directory, no permission), is not a
-    /// SQLite database, is another program's database, or was written by a
-    /// newer version of this crate. A refused file is left as it was.
+    /// SQLite database, is another program's database, holds schema objects
+    /// skilldeck did not make (its source a [`ForeignSchema`] naming one), or
+    /// was written by a newer version of this crate. A refused file is left
+    /// as it was.
     ///
     /// # Example
     ///
@@ -192,22 +259,59 @@ impl SqliteStore {
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, StoreError> {
         let path = path.as_ref().to_path_buf();
         let deadline = Instant::now() + BUSY_TIMEOUT;
+        let call = Arc::new(Deadline::new());
         loop {
-            match Self::connect(&path) {
-                Ok(conn) => return Ok(SqliteStore { path, conn: Mutex::new(conn) }),
+            match Self::connect(&path, &call) {
+                Ok((conn, schema)) => {
+                    let checked_schema = AtomicI64::new(schema);
+                    let (conn, deadline, call_timeout) = (Mutex::new(conn), call, CALL_TIMEOUT);
+                    return Ok(SqliteStore { path, conn, deadline, call_timeout, checked_schema });
+                }
                 // Two connections setting up one file can each hold what the
                 // other waits for (switching to WAL needs the file to
                 // itself); SQLite then fails one at once instead of calling
                 // the busy handler. Every step is idempotent: start again.
                 Err(Failure::Driver(e)) if is_busy(&e) && Instant::now() < deadline => std::thread::sleep(RETRY_PAUSE),
-                Err(Failure::Driver(e)) => return Err(sql_error(&path, e)),
+                Err(Failure::Driver(e)) => return Err(sql_error(&path, e, CALL_TIMEOUT)),
                 Err(Failure::Own(message)) => return Err(backend(&path, message)),
                 Err(Failure::Store(e)) => return Err(e),
             }
         }
     }
 
-    fn connect(path: &Path) -> Result<Connection, Failure> {
+    /// This store with calls that may run `timeout` rather than
+    /// [`CALL_TIMEOUT`]: a call still running that long after it began
+    /// fails with [`StoreError::Backend`], whose source is SQLite's
+    /// `SQLITE_INTERRUPT` ([`ErrorCode::OperationInterrupted`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::error::Error;
+    /// use std::time::Duration;
+    /// use skilldeck::store::{Precondition, SkillStore};
+    /// use skilldeck_store::SqliteStore;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let store = SqliteStore::open(dir.path().join("skills.db"))?;
+    /// for i in 0..200 {
+    ///     store.write(&format!("s{i}"), "---\nname: s\n---\n", None, &Precondition::Any)?;
+    /// }
+    /// let store = store.with_call_timeout(Duration::ZERO);
+    /// let late = store.all(None).unwrap_err();
+    /// let sqlite = late.source().and_then(|s| s.downcast_ref::<rusqlite::Error>()).unwrap();
+    /// assert_eq!(sqlite.sqlite_error_code(), Some(rusqlite::ErrorCode::OperationInterrupted));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_call_timeout(mut self, timeout: Duration) -> SqliteStore {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// A connection to `path`, set up, with the `schema_version` whose schema
+    /// it checked.
+    fn connect(path: &Path, deadline: &Arc<Deadline>) -> Result<(Connection, i64), Failure> {
         // No SQLITE_OPEN_URI: a path is a path, even one that starts with "file:".
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags).map_err(|e| match unopenable(path) {
@@ -215,6 +319,12 @@ impl SqliteStore {
             None => Failure::Driver(e),
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The file's schema is data, never code (see the module docs).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
+        let handler = Arc::clone(deadline);
+        conn.progress_handler(DEADLINE_STEPS, Some(move || handler.passed()))?;
+        deadline.start(CALL_TIMEOUT);
         // Whose file it is, before anything is written to it (even the
         // switch to WAL rewrites the header).
         Self::check_owner(path, &conn)?;
@@ -225,7 +335,9 @@ impl SqliteStore {
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", true)?;
         Self::migrate(path, &mut conn)?;
-        Ok(conn)
+        let schema = schema_cookie(&conn)?;
+        deadline.at.store(u64::MAX, Ordering::Relaxed);
+        Ok((conn, schema))
     }
 
     /// Applies the missing [`MIGRATIONS`] in one transaction. An up-to-date
@@ -251,8 +363,9 @@ impl SqliteStore {
     }
 
     /// Refuses a file that is not a skill store: another `application_id`,
-    /// or none and tables already in it (another program's database). Only
-    /// reads; a file that is not a database at all fails on the first read.
+    /// or none and tables already in it (another program's database), or a
+    /// store whose schema is not what skilldeck made. Only reads; a file
+    /// that is not a database at all fails on the first read.
     fn check_owner(path: &Path, conn: &Connection) -> Result<(), Failure> {
         // One statement, so one snapshot: read apart, another process could
         // claim the file in between (no id yet, then its tables), and a new
@@ -263,7 +376,7 @@ impl SqliteStore {
             |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
         if app_id == APPLICATION_ID {
-            return Ok(());
+            return Self::check_schema(path, conn);
         }
         if app_id != 0 {
             return Err(backend(path, format!("not a skill store (SQLite application_id {app_id:#x})")).into());
@@ -271,6 +384,14 @@ impl SqliteStore {
         if tables != 0 {
             return Err(backend(path, "a SQLite database of another program, not a skill store").into());
         }
+        Ok(())
+    }
+
+    /// Refuses a store whose schema is not what [`MIGRATIONS`] make at its
+    /// version (a newer version is refused by [`Self::schema_version`]).
+    fn check_schema(path: &Path, conn: &Connection) -> Result<(), Failure> {
+        let version = Self::schema_version(path, conn)?;
+        schema::check(conn, MIGRATIONS, version)?.map_err(|why| foreign(path, why))?;
         Ok(())
     }
 
@@ -301,15 +422,18 @@ impl SqliteStore {
         &self.path
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
+    /// The connection, for one call: its deadline starts now.
+    fn lock(&self) -> Call<'_> {
         // A panic mid-call dropped its transaction, which rolled it back, so a
         // poisoned lock guards a connection with nothing half-written.
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+        let conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
+        self.deadline.start(self.call_timeout);
+        Call { conn, deadline: &self.deadline }
     }
 
     fn fail(&self, f: Failure) -> StoreError {
         match f {
-            Failure::Driver(e) => sql_error(&self.path, e),
+            Failure::Driver(e) => sql_error(&self.path, e, self.call_timeout),
             Failure::Own(message) => backend(&self.path, message),
             Failure::Store(e) => e,
         }
@@ -317,22 +441,47 @@ impl SqliteStore {
 
     /// Runs one read; a single statement sees one consistent snapshot.
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Failure>) -> Result<T, StoreError> {
-        f(&self.lock()).map_err(|e| self.fail(e))
+        f(&self.lock().conn).map_err(|e| self.fail(e))
     }
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction: it holds the file's
     /// write lock from its first read, so what it read is still true when it
-    /// writes. Committed when `f` succeeds, rolled back otherwise.
+    /// writes. Committed when `f` succeeds, rolled back otherwise. A schema
+    /// changed since it was last checked (another program's `CREATE
+    /// TRIGGER` while this store is open) is checked again first, under
+    /// that lock, so nothing runs inside the write that skilldeck did not make.
     fn write_tx<T>(&self, f: impl FnOnce(&Transaction<'_>) -> Result<T, Failure>) -> Result<T, StoreError> {
-        let mut conn = self.lock();
+        let mut call = self.lock();
         let run = || {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let tx = call.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let cookie = schema_cookie(&tx)?;
+            if cookie != self.checked_schema.load(Ordering::Relaxed) {
+                Self::check_schema(&self.path, &tx)?;
+                self.checked_schema.store(cookie, Ordering::Relaxed);
+            }
             let out = f(&tx)?;
             tx.commit()?;
             Ok(out)
         };
         run().map_err(|e| self.fail(e))
     }
+}
+
+/// The connection held for one call, whose deadline ends with it.
+struct Call<'a> {
+    conn: MutexGuard<'a, Connection>,
+    deadline: &'a Deadline,
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        self.deadline.at.store(u64::MAX, Ordering::Relaxed);
+    }
+}
+
+/// SQLite's schema cookie: it moves whenever any connection changes the schema.
+fn schema_cookie(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "schema_version", |row| row.get(0))
 }
 
 /// The stored record under the key, with its row id.
@@ -524,7 +673,7 @@ impl SkillStore for SqliteStore {
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
         self.write_tx(|tx| {
             let previous = load(tx, name, agent)?;
-            let content = restored_version(name, previous.as_ref().map(|(_, stored)| stored), index)?;
+            let content = restored_version(name, agent, previous.as_ref().map(|(_, stored)| stored), index)?;
             put(tx, name, content, agent, previous)
         })
     }

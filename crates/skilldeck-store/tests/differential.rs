@@ -10,8 +10,9 @@ use skilldeck::{AgentProfile, Eager};
 
 use crate::{Fresh, is_timestamp, snapshot};
 
-const NAMES: [&str; 4] = ["a", "b", "é", "a/b"];
-const AGENTS: [Option<&str>; 4] = [None, Some("biro"), Some("kino"), Some("")];
+/// The last name and the last agent are refused by every store (the name rule).
+const NAMES: [&str; 5] = ["a", "b", "é", "a b", "a/b"];
+const AGENTS: [Option<&str>; 5] = [None, Some("biro"), Some("kino"), Some("Émile"), Some("")];
 
 #[derive(Clone, Debug)]
 enum Op {

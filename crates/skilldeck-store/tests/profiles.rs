@@ -11,7 +11,8 @@ use crate::{Backend, Fresh, is_timestamp};
 /// Every shape a profile has, in the order `profiles()` gives them.
 fn shapes() -> Vec<AgentProfile> {
     vec![
-        AgentProfile::new("a\0b").allow(["nul\0name"]),
+        // A list names skills, whatever they are called: only ids are names.
+        AgentProfile::new("a b").allow(["nul\0name"]),
         AgentProfile::new("bia").allow(["pedido", "cardapio", "pedido", " spaced "]).eager(Eager::All),
         AgentProfile::new("chef").eager(Eager::Names(vec!["all".into(), "none".into()])),
         AgentProfile::new("geral"),
@@ -83,11 +84,13 @@ fn bad_ids_are_refused_and_nothing_is_written(fresh: &Fresh) {
         shapes().into_iter().map(|p| (p.clone(), store.profile_versions(&p.id).unwrap())).collect();
     let token = store.change_token().unwrap();
     type Edit = fn(&mut Vec<AgentProfile>);
-    let refusals: [(Edit, &str); 4] = [
+    let refusals: [(Edit, &str); 6] = [
         (|all| all.push(AgentProfile::new("bia")), "agent profile 'bia' is given twice"),
         (|all| all[0].id = "geral".into(), "agent profile 'geral' is given twice"),
-        (|all| all.push(AgentProfile::new("")), "agent profile id is blank"),
-        (|all| all[3].id = " \t\n".into(), "agent profile id is blank"),
+        (|all| all.push(AgentProfile::new("")), "id is required"),
+        (|all| all[3].id = " \t\n".into(), "id is required"),
+        (|all| all[3].id = "two\nlines".into(), "an agent id cannot contain U+000A, a control character"),
+        (|all| all.push(AgentProfile::new("a/b")), "an agent id cannot contain '/'"),
     ];
     for (edit, text) in refusals {
         let err = store
@@ -98,7 +101,7 @@ fn bad_ids_are_refused_and_nothing_is_written(fresh: &Fresh) {
                 edit(all);
             })
             .unwrap_err();
-        assert!(matches!(err, StoreError::InvalidProfile(_)), "{err:?}");
+        assert!(matches!(err, StoreError::InvalidProfile(_) | StoreError::InvalidName(_)), "{err:?}");
         assert_eq!(err.to_string(), text);
         let after: Vec<(AgentProfile, Vec<ProfileVersion>)> =
             shapes().into_iter().map(|p| (p.clone(), store.profile_versions(&p.id).unwrap())).collect();

@@ -11,8 +11,8 @@ use skilldeck_store::SqliteStore;
 
 use crate::{Fresh, snapshot};
 
-const AGENTS: [Option<&str>; 3] = [None, Some("biro"), Some("")];
-const NAMES: [&str; 3] = ["pedido", "cardapio", "a/b"];
+const AGENTS: [Option<&str>; 3] = [None, Some("biro"), Some("a b")];
+const NAMES: [&str; 3] = ["pedido", "cardapio", "a\\b"];
 
 /// Every record and history of the file, times included.
 fn full(store: &dyn SkillStore) -> Vec<(Option<&'static str>, String, Record, Vec<Version>)> {
@@ -42,7 +42,7 @@ fn every_write_is_kept(fresh: &Fresh) {
             let _ = s.write("pedido", &format!("biro v{i}"), Some("biro"), &Precondition::Any).unwrap();
         },
         |s, i| {
-            let _ = s.write("a/b", &format!("empty agent v{i}"), Some(""), &Precondition::Any).unwrap();
+            let _ = s.write("a\\b", &format!("spaced agent v{i}"), Some("a b"), &Precondition::Any).unwrap();
         },
         |s, i| {
             let _ = s.write("cardapio", &format!("c{i}"), None, &Precondition::Any);

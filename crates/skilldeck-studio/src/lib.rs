@@ -44,14 +44,12 @@ mod follow;
 mod form;
 mod guard;
 mod markdown;
-mod names;
 mod pages;
 mod source;
 mod views;
 
 pub use follow::{Following, STORE_POLL};
 pub use guard::{Access, CSRF_COOKIE, MAX_BODY_BYTES};
-pub use names::check_key;
 pub use source::{TEMPLATE_NAME, reconstruct, template};
 
 /// Skills per page of the skill list.

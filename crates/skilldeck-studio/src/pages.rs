@@ -17,11 +17,10 @@ use similar::{ChangeTag, TextDiff};
 use skilldeck::authoring::{self, AuthoringError, WriteSkill};
 use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::validate::{Check, Validator};
-use skilldeck::{AgentProfile, Budget, Catalog, Eager, Origin, Skill, Source, render};
+use skilldeck::{AgentProfile, Budget, Catalog, Eager, NameError, NameKind, Origin, Skill, Source, check_name, render};
 
 use crate::form::{self, encode};
 use crate::guard::{Csrf, Flash, encode_flash};
-use crate::names::check_key;
 use crate::source::{TEMPLATE_NAME, reconstruct, template};
 use crate::views::{
     AgentPage, AgentRow, AgentsPage, Choice, Chrome, DiagnosticRow, DiffLine, DiffPage, EditorPage, ErrorPage, Grid,
@@ -103,10 +102,16 @@ impl From<StoreError> for Refusal {
         let status = match &error {
             StoreError::Conflict { .. } | StoreError::AlreadyExists { .. } => StatusCode::CONFLICT,
             StoreError::NotFound { .. } | StoreError::NoSuchVersion { .. } => StatusCode::NOT_FOUND,
-            StoreError::InvalidProfile(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            StoreError::InvalidProfile(_) | StoreError::InvalidName(_) => StatusCode::UNPROCESSABLE_ENTITY,
             _ => StatusCode::SERVICE_UNAVAILABLE,
         };
         Refusal::new(status, error.to_string())
+    }
+}
+
+impl From<NameError> for Refusal {
+    fn from(error: NameError) -> Refusal {
+        Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, error.to_string())
     }
 }
 
@@ -296,7 +301,7 @@ impl Studio {
         if let Some(draft) = draft {
             (content, began, theirs) = (draft.content, draft.began, draft.theirs);
         }
-        let keyed = exists && check_key(name, "skill name").is_ok();
+        let keyed = exists && check_name(name, NameKind::Skill).is_ok();
         let mut grid = None;
         let mut history = None;
         let profiles = self.profiles()?;
@@ -425,9 +430,9 @@ impl Studio {
         let content = lf(form::first(&fields, "content").unwrap_or(""));
         let began = form::first(&fields, "began").unwrap_or("").to_owned();
         let attempt = || -> Result<(), Refusal> {
-            check_key(&name, "skill name").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+            check_name(&name, NameKind::Skill)?;
             if let Some(agent) = agent {
-                check_key(agent, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+                check_name(agent, NameKind::Agent)?;
             }
             self.store()?;
             let precondition = self.precondition(&name, agent, &began)?;
@@ -454,7 +459,7 @@ impl Studio {
     }
 
     fn set_agents(&self, name: &str, body: &[u8]) -> Result<Response, Refusal> {
-        check_key(name, "skill name").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+        check_name(name, NameKind::Skill)?;
         let fields = form::parse(body);
         let (agent_ids, eager_ids) = (form::all(&fields, "agent_ids"), form::all(&fields, "eager_ids"));
         let done = authoring::set_skill_agents_in(self.store()?, name, &agent_ids, Some(&eager_ids))?;
@@ -475,8 +480,8 @@ impl Studio {
     fn specialize(&self, name: &str, body: &[u8]) -> Result<Response, Refusal> {
         let fields = form::parse(body);
         let agent = form::first(&fields, "agent_id").unwrap_or("").trim().to_owned();
-        check_key(name, "skill name").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
-        check_key(&agent, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+        check_name(name, NameKind::Skill)?;
+        check_name(&agent, NameKind::Agent)?;
         self.store()?;
         let catalog = self.inner.live.snapshot();
         let (seed, _, _) = self
@@ -523,7 +528,7 @@ impl Studio {
     fn add_agent(&self, body: &[u8]) -> Result<Response, Refusal> {
         let fields = form::parse(body);
         let id = form::first(&fields, "id").unwrap_or("").trim().to_owned();
-        check_key(&id, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+        check_name(&id, NameKind::Agent)?;
         let mut added = false;
         self.store()?.update_profiles(&mut |profiles| {
             if !profiles.iter().any(|p| p.id == id) {
@@ -632,7 +637,7 @@ impl Studio {
     }
 
     fn update_allowlist(&self, id: &str, body: &[u8]) -> Result<Response, Refusal> {
-        check_key(id, "agent id").map_err(|m| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, m))?;
+        check_name(id, NameKind::Agent)?;
         let fields = form::parse(body);
         let skills = match form::first(&fields, "all_skills") {
             Some("1") => None,
@@ -740,7 +745,7 @@ fn eager_text(eager: &Eager) -> String {
 /// `name` (its directory name, for the name check). Without a usable name
 /// the directory check is left out.
 fn diagnostics(content: &str, name: Option<&str>) -> Vec<DiagnosticRow> {
-    let key = name.filter(|n| check_key(n, "skill name").is_ok());
+    let key = name.filter(|n| check_name(n, NameKind::Skill).is_ok());
     let path = PathBuf::from(key.unwrap_or("skill")).join("SKILL.md");
     Validator::new()
         .check_source(content.as_bytes(), &path)

@@ -127,10 +127,16 @@ fn a_refused_save_keeps_the_text() {
         let blank = f.post("/skills", &[("name", " "), ("content", text), ("began", "")]);
         assert_eq!(blank.status, 422);
         blank.has("role=\"alert\">name is required</div>");
+        // A text that names another skill (issue 26): both names, and the text kept.
+        let other = f.post("/skills", &[("name", "nova"), ("content", PEDIDO), ("began", "")]);
+        assert_eq!(other.status, 422);
+        other.has("role=\"alert\">frontmatter `name` &#39;pedido&#39; is not the skill name &#39;nova&#39;</div>");
+        assert_eq!(unescape(&textarea(&other.body)), PEDIDO);
         assert!(f.store.get("nova", None).unwrap().is_none());
         // A name already taken, from a new-skill editor.
-        f.post("/skills", &[("name", "taken"), ("content", PEDIDO), ("began", "")]);
-        let twice = f.post("/skills", &[("name", "taken"), ("content", PEDIDO), ("began", "")]);
+        let taken = "---\nname: taken\ndescription: d\n---\nx\n";
+        f.post("/skills", &[("name", "taken"), ("content", taken), ("began", "")]);
+        let twice = f.post("/skills", &[("name", "taken"), ("content", taken), ("began", "")]);
         assert_eq!(twice.status, 409);
         twice.has("role=\"alert\">skill &#39;taken&#39; already exists</div>");
     });
@@ -389,8 +395,11 @@ fn validate_answers_the_engine_diagnostics() {
         assert_eq!(first["check"], "name-lowercase");
         assert_eq!(first["message"], "Skill name 'Bad_Name' must be lowercase");
         // The editor renders the same diagnostics on their lines.
-        f.post("/skills", &[("name", "bad"), ("content", "---\nname: Bad_Name\ndescription: x\n---\n"), ("began", "")]);
-        f.get("/skills/bad").has("<li data-line=\"2\" data-column=\"7\" class=\"warning\">line 2: warning: Skill name &#39;Bad_Name&#39; must be lowercase");
+        f.post(
+            "/skills",
+            &[("name", "Bad_Name"), ("content", "---\nname: Bad_Name\ndescription: x\n---\n"), ("began", "")],
+        );
+        f.get("/skills/Bad_Name").has("<li data-line=\"2\" data-column=\"7\" class=\"warning\">line 2: warning: Skill name &#39;Bad_Name&#39; must be lowercase");
     });
 }
 

@@ -140,13 +140,20 @@ fn hostile_text_is_shown_as_text() {
         .lacks("<img src=x");
 }
 
+/// The engine's name rule (`skilldeck::check_name`), the Studio's only one.
 #[test]
 fn keys_that_break_a_url_segment_are_refused() {
     let f = fixture();
+    let long = "x".repeat(256);
     for (name, message) in [
         ("a/b", "a skill name cannot contain &#39;/&#39;"),
         ("..", "a skill name cannot be &#39;.&#39; or &#39;..&#39;"),
         (".", "a skill name cannot be &#39;.&#39; or &#39;..&#39;"),
+        ("a\nb", "a skill name cannot contain U+000A, a control character"),
+        ("nul\0", "a skill name cannot contain U+0000, a control character"),
+        ("evil\u{202E}gpj.exe", "a skill name cannot contain U+202E, a format character"),
+        ("\u{200B}", "a skill name cannot contain U+200B, a format character"),
+        (&long, "a skill name is at most 255 bytes long; this one is 256"),
     ] {
         let refused = f.post("/skills", &[("name", name), ("content", GOOD), ("began", "")]);
         assert_eq!(refused.status, 422, "{name}");
@@ -163,6 +170,10 @@ fn keys_that_break_a_url_segment_are_refused() {
     assert!(f.store.agents().unwrap().is_empty());
     let agent = f.post("/agents", &[("id", "..")]);
     assert_eq!(agent.status, 422);
+    let agent = f.post("/agents", &[("id", "bia\u{2028}chef")]);
+    assert_eq!(agent.status, 422);
+    agent.has("role=\"alert\">an agent id cannot contain U+2028, a line separator</div>");
+    assert!(f.store.profiles().unwrap().is_empty());
 }
 
 #[test]

@@ -1,27 +1,28 @@
 //! Authoring: Insika's `write_skill`, `delete_skill` and `set_skill_agents`
-//! commands, with their checks and messages (reference §9). A write
-//! ([`LiveCatalog::write_skill`] with a [`WriteSkill`] request) or a delete
-//! ([`LiveCatalog::delete_skill`]) goes to the live catalog's own store and
-//! then reloads it, so the next snapshot serves it.
+//! commands, with their checks and messages (reference §9). A write (a
+//! [`WriteSkill`] request) goes to a store ([`write_skill`]) or to a live
+//! catalog's own store, which then reloads ([`LiveCatalog::write_skill`]),
+//! as a delete does ([`LiveCatalog::delete_skill`]), so the next snapshot
+//! serves it.
 
 use crate::agent::{AgentProfile, Eager};
 use crate::catalog::LiveCatalog;
 use crate::model::{Origin, Skip, SkipReason};
+use crate::name::{NameError, NameKind, NameProblem, check_name};
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode};
 use crate::source::read;
 use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 use crate::store::{Precondition, Record, SkillStore, StoreError};
 
-/// Why an authoring command refused or failed. The texts are Insika's.
+/// Why an authoring command refused or failed. The texts are Insika's, but
+/// for [`AuthoringError::NameMismatch`], which Insika does not have.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AuthoringError {
-    /// A blank skill name (Insika's 422): `name is required`.
-    #[error("name is required")]
-    NameRequired,
-    /// A blank agent id (Insika's 422): `id is required`.
-    #[error("id is required")]
-    IdRequired,
+    /// A skill name or agent id [`check_name`] refuses (422); a blank one
+    /// is Insika's `name is required` or `id is required`.
+    #[error(transparent)]
+    InvalidName(#[from] NameError),
     /// The text has no closed frontmatter (422):
     /// ``SKILL.md missing YAML frontmatter (--- ... ---)``.
     #[error("SKILL.md missing YAML frontmatter (--- ... ---)")]
@@ -29,6 +30,17 @@ pub enum AuthoringError {
     /// The frontmatter has no usable `name` (422): ``frontmatter missing `name` ``.
     #[error("frontmatter missing `name`")]
     MissingName,
+    /// The frontmatter's `name` is not the name the text is written under
+    /// (422). Insika stores it anyway (its key wins); skilldeck refuses it,
+    /// as a skill whose text names another would be listed under one name
+    /// and describe itself as the other.
+    #[error("frontmatter `name` '{frontmatter}' is not the skill name '{name}'")]
+    NameMismatch {
+        /// The name the write asked for.
+        name: String,
+        /// What the text's frontmatter says.
+        frontmatter: String,
+    },
     /// The catalog would skip the text for another reason (422): too large,
     /// or a frontmatter that is not UTF-8. Displays the skip's detail.
     #[error("{}", .0.detail.clone().unwrap_or_else(|| .0.reason.to_string()))]
@@ -63,10 +75,10 @@ impl AuthoringError {
     pub fn is_invalid_request(&self) -> bool {
         matches!(
             self,
-            AuthoringError::NameRequired
-                | AuthoringError::IdRequired
+            AuthoringError::InvalidName(_)
                 | AuthoringError::MissingFrontmatter
                 | AuthoringError::MissingName
+                | AuthoringError::NameMismatch { .. }
                 | AuthoringError::Unloadable(_)
         )
     }
@@ -89,8 +101,8 @@ impl AuthoringError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WriteSkill {
-    /// The record's key (trimmed; blank is refused), whatever the
-    /// frontmatter's `name` says.
+    /// The record's key (trimmed, then checked by [`check_name`]); the
+    /// frontmatter's `name` must be the same.
     pub name: String,
     /// The whole `SKILL.md` text.
     pub content: String,
@@ -124,14 +136,27 @@ fn presence(value: Option<&str>) -> Option<&str> {
     value.map(str::trim).filter(|v| !v.is_empty())
 }
 
+/// `name` trimmed and checked by [`check_name`]: the key a command writes under.
+fn key(name: &str, kind: NameKind) -> Result<&str, NameError> {
+    let name = name.trim();
+    check_name(name, kind)?;
+    Ok(name)
+}
+
 /// Checks `content` as a `SKILL.md` the catalog will load: a frontmatter
 /// with a `name` (read leniently, so `": "` in prose is fine).
 ///
 /// # Errors
 ///
 /// [`AuthoringError::MissingFrontmatter`], [`AuthoringError::MissingName`],
-/// or [`AuthoringError::Unloadable`] (the size limit).
+/// or [`AuthoringError::Unloadable`] (the size limit, a name holding a
+/// control character).
 pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
+    skill_md_name(content).map(drop)
+}
+
+/// The frontmatter `name` of `content`, checked as [`check_skill_md`] does.
+fn skill_md_name(content: &str) -> Result<String, AuthoringError> {
     let bytes = content.as_bytes();
     if !matches!(frontmatter::fences(bytes.strip_prefix(BOM).unwrap_or(bytes)), Fences::Closed { .. }) {
         return Err(AuthoringError::MissingFrontmatter);
@@ -139,17 +164,51 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
     let origin = Origin::Store { agent: None };
     let mode = FrontmatterMode::Lenient;
     match read::parse(bytes, true, String::new(), origin, DEFAULT_MAX_FRONTMATTER, mode) {
-        Ok(_) => Ok(()),
+        Ok((skill, _)) => Ok(skill.name().to_owned()),
         Err(skip) if skip.reason == SkipReason::MissingName => Err(AuthoringError::MissingName),
         Err(skip) => Err(AuthoringError::Unloadable(skip)),
     }
 }
 
+/// `write_skill` on a store: checks the name ([`check_name`]: blank is
+/// `name is required`) and the agent (blank: the shared scope), then the
+/// text ([`check_skill_md`]) and that its frontmatter `name` is the name
+/// ([`AuthoringError::NameMismatch`]), and writes the record when the
+/// precondition holds. [`LiveCatalog::write_skill`] does this on its own
+/// store and reloads.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::authoring::{self, WriteSkill};
+/// use skilldeck::store::{MemoryStore, SkillStore};
+///
+/// let store = MemoryStore::default();
+/// authoring::write_skill(&store, &WriteSkill::new(" greet ", "---\nname: greet\n---\nHello.\n"))?;
+/// assert_eq!(store.names(None)?, ["greet"]);
+/// let other = authoring::write_skill(&store, &WriteSkill::new("greet", "---\nname: other\n---\nHi.\n"));
+/// assert_eq!(other.unwrap_err().to_string(), "frontmatter `name` 'other' is not the skill name 'greet'");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// A refused request (nothing written: [`AuthoringError::is_invalid_request`]),
+/// or [`AuthoringError::Store`] for a store failure or a precondition that
+/// does not hold ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]).
+pub fn write_skill(store: &dyn SkillStore, request: &WriteSkill) -> Result<Record, AuthoringError> {
+    let name = key(&request.name, NameKind::Skill)?;
+    let agent = presence(request.agent.as_deref()).map(|agent| key(agent, NameKind::Agent)).transpose()?;
+    let frontmatter = skill_md_name(&request.content)?;
+    if frontmatter != name {
+        return Err(AuthoringError::NameMismatch { name: name.to_owned(), frontmatter });
+    }
+    Ok(store.write(name, &request.content, agent, &request.precondition)?)
+}
+
 impl LiveCatalog {
-    /// `write_skill`: checks the name (`name is required`), then the text
-    /// ([`check_skill_md`]), writes the record to this catalog's own store
-    /// (the one its builder reads) when the precondition holds, and
-    /// reloads, so the next snapshot serves it.
+    /// [`write_skill`] to this catalog's own store (the one its builder
+    /// reads), then a reload, so the next snapshot serves it.
     ///
     /// # Example
     ///
@@ -175,10 +234,8 @@ impl LiveCatalog {
     /// failure or a precondition that does not hold
     /// ([`StoreError::AlreadyExists`], [`StoreError::Conflict`]).
     pub fn write_skill(&self, request: &WriteSkill) -> Result<Record, AuthoringError> {
-        let name = presence(Some(&request.name)).ok_or(AuthoringError::NameRequired)?;
-        check_skill_md(&request.content)?;
         let store = self.store().ok_or(AuthoringError::NoStore)?;
-        let record = store.write(name, &request.content, presence(request.agent.as_deref()), &request.precondition)?;
+        let record = write_skill(store.as_ref(), request)?;
         self.reload();
         Ok(record)
     }
@@ -190,10 +247,13 @@ impl LiveCatalog {
     ///
     /// # Errors
     ///
-    /// [`AuthoringError::NameRequired`], [`AuthoringError::NotFound`],
-    /// [`AuthoringError::NoStore`], or a store failure.
+    /// [`AuthoringError::InvalidName`] for a blank name (only: a record
+    /// stored before names were checked can still be deleted),
+    /// [`AuthoringError::NotFound`], [`AuthoringError::NoStore`], or a store
+    /// failure.
     pub fn delete_skill(&self, name: &str, agent: Option<&str>) -> Result<(), AuthoringError> {
-        let name = presence(Some(name)).ok_or(AuthoringError::NameRequired)?;
+        let blank = NameError { kind: NameKind::Skill, problem: NameProblem::Blank };
+        let name = presence(Some(name)).ok_or(blank)?;
         let agent = presence(agent);
         let store = self.store().ok_or(AuthoringError::NoStore)?;
         if !store.delete(name, agent)? {
@@ -240,14 +300,14 @@ pub struct SkillAgents {
 ///
 /// # Errors
 ///
-/// [`AuthoringError::NameRequired`] for a blank name.
+/// [`AuthoringError::InvalidName`] for a name [`check_name`] refuses.
 pub fn set_skill_agents(
     profiles: &mut [AgentProfile],
     name: &str,
     agent_ids: &[String],
     eager_ids: Option<&[String]>,
 ) -> Result<SkillAgents, AuthoringError> {
-    let name = presence(Some(name)).ok_or(AuthoringError::NameRequired)?;
+    let name = key(name, NameKind::Skill)?;
     let mut done = SkillAgents { eager_for: eager_ids.unwrap_or_default().to_vec(), ..SkillAgents::default() };
     for profile in profiles.iter_mut() {
         let want = agent_ids.contains(&profile.id);
@@ -309,7 +369,9 @@ pub fn set_skill_agents_in(
     agent_ids: &[String],
     eager_ids: Option<&[String]>,
 ) -> Result<SkillAgents, AuthoringError> {
-    let mut done = Err(AuthoringError::NameRequired);
+    // Checked before the transaction, so a refused name opens none.
+    key(name, NameKind::Skill)?;
+    let mut done = Ok(SkillAgents::default());
     store.update_profiles(&mut |profiles| done = set_skill_agents(profiles, name, agent_ids, eager_ids))?;
     done
 }
@@ -335,10 +397,10 @@ pub fn set_skill_agents_in(
 ///
 /// # Errors
 ///
-/// [`AuthoringError::IdRequired`] for a blank id; the
-/// store's errors.
+/// [`AuthoringError::InvalidName`] for an id [`check_name`] refuses (blank:
+/// `id is required`); the store's errors.
 pub fn update_agent(store: &dyn SkillStore, id: &str, skills: Option<Vec<String>>) -> Result<(), AuthoringError> {
-    let id = presence(Some(id)).ok_or(AuthoringError::IdRequired)?;
+    let id = key(id, NameKind::Agent)?;
     store.update_profiles(&mut |profiles| match profiles.iter_mut().find(|p| p.id == id) {
         Some(profile) => profile.skills = skills.clone(),
         None => profiles.push(AgentProfile { skills: skills.clone(), ..AgentProfile::new(id) }),

@@ -43,6 +43,7 @@ mod catalog;
 pub mod doctor;
 
 mod model;
+mod name;
 pub mod render;
 pub mod search;
 mod source;
@@ -61,6 +62,7 @@ pub use render::budget::Encoding;
 pub use render::budget::{Budget, BudgetReport, Fitted, ParseBudgetError, Unit, closing_line};
 
 pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
+pub use name::{NAME_MAX_BYTES, NameError, NameKind, NameProblem, check_name, check_name_characters};
 pub use search::{Hit, SearchResults};
 // The walker's types appear in the engine's own signatures (`walk_limits`,
 // `Warning::WalkLimit`, `Catalog::skill_files`): re-exported under their own

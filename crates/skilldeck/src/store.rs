@@ -4,8 +4,9 @@
 //! tests and embedding.
 //!
 //! A store holds `SKILL.md` texts under a key, either shared or belonging to
-//! one agent. The key is the record's identity: a record stored as
-//! `gift-concierge` is that skill whatever its frontmatter `name` says.
+//! one agent. The key is the record's identity, a name that passes
+//! [`check_name`], as the agent does: every backend refuses any other on
+//! every write, restore and profile update.
 //!
 //! A store may also keep the agents' profiles ([`AgentProfile`]: which
 //! skills each may use, which it always gets), so that every program on the
@@ -18,6 +19,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::agent::AgentProfile;
+use crate::name::{NameError, NameKind, check_name};
 
 /// How many earlier versions a record keeps, most recent first.
 pub const HISTORY_CAP: usize = 20;
@@ -49,12 +51,13 @@ pub struct ProfileVersion {
     pub at: String,
 }
 
-/// Checks profiles about to be kept: each has a non-blank id, and no two
-/// share one. One rule for every backend.
+/// Checks profiles about to be kept: each id passes [`check_name`], and no
+/// two share one. One rule for every backend.
 ///
 /// # Errors
 ///
-/// [`StoreError::InvalidProfile`] naming the first problem.
+/// [`StoreError::InvalidName`] for an id the name rule refuses,
+/// [`StoreError::InvalidProfile`] for one given twice.
 ///
 /// # Example
 ///
@@ -66,14 +69,14 @@ pub struct ProfileVersion {
 /// let twice = check_profiles(&[AgentProfile::new("bia"), AgentProfile::new("bia")]).unwrap_err();
 /// assert_eq!(twice.to_string(), "agent profile 'bia' is given twice");
 /// let blank = check_profiles(&[AgentProfile::new(" ")]).unwrap_err();
-/// assert_eq!(blank.to_string(), "agent profile id is blank");
+/// assert_eq!(blank.to_string(), "id is required");
+/// let split = check_profiles(&[AgentProfile::new("bia\nchef")]).unwrap_err();
+/// assert_eq!(split.to_string(), "an agent id cannot contain U+000A, a control character");
 /// ```
 pub fn check_profiles(profiles: &[AgentProfile]) -> Result<(), StoreError> {
     let mut seen = std::collections::BTreeSet::new();
     for profile in profiles {
-        if profile.id.trim().is_empty() {
-            return Err(StoreError::InvalidProfile("id is blank".into()));
-        }
+        check_name(&profile.id, NameKind::Agent)?;
         if !seen.insert(profile.id.as_str()) {
             return Err(StoreError::InvalidProfile(format!("'{}' is given twice", profile.id)));
         }
@@ -192,7 +195,11 @@ pub enum StoreError {
         /// The index as asked.
         index: i64,
     },
-    /// Profiles to keep with a blank id, or two with one id.
+    /// A skill name or agent id that [`check_name`] refuses: nothing is
+    /// written under it.
+    #[error(transparent)]
+    InvalidName(#[from] NameError),
+    /// Profiles to keep with two of one id.
     #[error("agent profile {0}")]
     InvalidProfile(String),
     /// The store does not keep this kind of data.
@@ -382,12 +389,14 @@ pub trait SkillStore: Send + Sync {
     }
 }
 
-/// The check a write makes, inside its transaction, before it writes:
-/// `current` is the record's text now (`None`: no record). One rule for
+/// The check a write makes, inside its transaction, before it writes: the
+/// name and the agent pass [`check_name`], and the precondition holds
+/// (`current` is the record's text now; `None`: no record). One rule for
 /// every backend.
 ///
 /// # Errors
 ///
+/// [`StoreError::InvalidName`] for a name or agent id the rule refuses;
 /// [`StoreError::AlreadyExists`] for a create-only write over a record;
 /// [`StoreError::Conflict`] for a write whose edit began from another text
 /// than the record's now (or from a record since deleted).
@@ -404,6 +413,8 @@ pub trait SkillStore: Send + Sync {
 /// assert!(may_write("pedido", None, &began, Some("old")).is_ok());
 /// let err = may_write("pedido", None, &began, Some("theirs")).unwrap_err();
 /// assert_eq!(err.to_string(), "skill 'pedido' was changed since this edit began: reload it, then edit again");
+/// let err = may_write("\0", None, &Precondition::Any, None).unwrap_err();
+/// assert_eq!(err.to_string(), "a skill name cannot contain U+0000, a control character");
 /// ```
 pub fn may_write(
     name: &str,
@@ -411,6 +422,7 @@ pub fn may_write(
     precondition: &Precondition,
     current: Option<&str>,
 ) -> Result<(), StoreError> {
+    check_keys(name, agent)?;
     let agent_owned = || agent.map(str::to_owned);
     match (precondition, current) {
         (Precondition::Absent, Some(_)) => {
@@ -423,20 +435,33 @@ pub fn may_write(
     }
 }
 
-/// The text a restore of version `index` writes back, checked in the order
-/// every backend must check it.
+/// The text a restore of version `index` of `name` (in `agent`'s scope)
+/// writes back, checked in the order every backend must check it.
 ///
 /// # Errors
 ///
-/// [`StoreError::NotFound`] when there is no record, then
+/// [`StoreError::InvalidName`] for a name or agent id [`check_name`]
+/// refuses, then [`StoreError::NotFound`] when there is no record, then
 /// [`StoreError::NoSuchVersion`] when `index` is outside its history.
-pub fn restored_version(name: &str, stored: Option<&StoredSkill>, index: i64) -> Result<String, StoreError> {
+pub fn restored_version(
+    name: &str,
+    agent: Option<&str>,
+    stored: Option<&StoredSkill>,
+    index: i64,
+) -> Result<String, StoreError> {
+    check_keys(name, agent)?;
     let stored = stored.ok_or_else(|| StoreError::NotFound { name: name.to_owned() })?;
     usize::try_from(index)
         .ok()
         .and_then(|i| stored.history.get(i))
         .map(|v| v.content.clone())
         .ok_or(StoreError::NoSuchVersion { index })
+}
+
+/// A record's key and scope about to be written: [`check_name`] of both.
+fn check_keys(name: &str, agent: Option<&str>) -> Result<(), NameError> {
+    check_name(name, NameKind::Skill)?;
+    agent.map_or(Ok(()), |agent| check_name(agent, NameKind::Agent))
 }
 
 /// Now, as a record's `updated_at`: ISO 8601, UTC, whole seconds, `Z`.
@@ -567,7 +592,7 @@ impl SkillStore for MemoryStore {
 
     fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
         self.with(|r| {
-            let content = restored_version(name, r.get(&key(name, agent)), index)?;
+            let content = restored_version(name, agent, r.get(&key(name, agent)), index)?;
             put(r, name, content, agent, &Precondition::Any)
         })
     }

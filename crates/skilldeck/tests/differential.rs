@@ -59,6 +59,11 @@
 //! - Rescued quoted values: toolnexus keeps spaces inside the quotes
 //!   (`name: "  padded  "` gives `  padded  `); skilldeck trims every `name`
 //!   and `description` (SPEC §3), rescued or not.
+//! - Names holding a control, format or separator character (a NUL, a line
+//!   break, U+202E, a zero-width character, a BOM): toolnexus serves them (a
+//!   line break splits its level-1 line); skilldeck skips them as
+//!   `invalid-name` (`tests/names.rs`). Every other name is compared,
+//!   spaces, capitals and slashes included (`names_registries_have`).
 //! - Roots spelled with `.` components or doubled slashes (`/x/.`, `/x//s`):
 //!   toolnexus keeps the spelling in every path; skilldeck normalises the root
 //!   (SPEC §5: an absolute, normalised skill directory).
@@ -620,6 +625,33 @@ fn names_sort_by_code_point() {
         .skill(SkillDef::new("with space").description("Space.").content("x"))
         .call("ALPHA")
         .check();
+}
+
+/// Names real registries hold, which the Agent Skills rule refuses
+/// (`PDF Processing`): skilldeck loads, lists and serves them as toolnexus does.
+#[test]
+fn names_registries_have() {
+    let tree = Tree::new();
+    let names = [
+        ("pdf", "PDF Processing"),
+        ("mon", "Mon Skill"),
+        ("dots", "a.b"),
+        ("three", "..."),
+        ("slash", "team/deploy"),
+        ("colon", "plugin:name"),
+        ("nbsp", "non\u{a0}breaking"),
+        ("cjk", "\u{6280}\u{80fd}"),
+    ];
+    for (dir, name) in names {
+        tree.skill(dir, name, &format!("Skill {name}."), "b\n");
+    }
+    let mut case = Case::new("names registries have")
+        .root(tree.root())
+        .skill(SkillDef::new("Data Skill").description("Spaced data.").content("x"));
+    for (_, name) in names {
+        case = case.call(name);
+    }
+    case.check();
 }
 
 #[test]

@@ -593,7 +593,7 @@ fn write_skill_refusals() {
     let (store, live) = authoring_setup();
     let refuse = |name: &str, content: &str| live.write_skill(&WriteSkill::new(name, content)).unwrap_err();
     let blank = refuse("  ", &md("p", "x"));
-    assert!(matches!(blank, AuthoringError::NameRequired) && blank.is_invalid_request());
+    assert!(matches!(blank, AuthoringError::InvalidName(_)) && blank.is_invalid_request());
     assert_eq!(blank.to_string(), "name is required");
     let unfenced = refuse("p", "sem frontmatter");
     assert!(matches!(unfenced, AuthoringError::MissingFrontmatter));
@@ -614,6 +614,65 @@ fn write_skill_refusals() {
     assert_eq!(absent(None).unwrap_err().to_string(), "skill 'p' already exists");
     assert!(absent(Some("biro")).is_ok());
     assert_eq!(absent(Some("biro")).unwrap_err().to_string(), "skill 'p' already exists for agent 'biro'");
+}
+
+/// Insika stores a text under its key whatever the text's own `name` says;
+/// skilldeck refuses one that names another skill (issue 26), in every
+/// scope, naming both names, and writes nothing.
+#[test]
+fn write_skill_refuses_a_text_that_names_another_skill() {
+    let (store, live) = authoring_setup();
+    for agent in [None, Some("kino")] {
+        let mut request = WriteSkill::new("greet", md("other", "Body of other."));
+        request.agent = agent.map(str::to_owned);
+        let err = live.write_skill(&request).unwrap_err();
+        assert!(
+            matches!(&err, AuthoringError::NameMismatch { name, frontmatter } if name == "greet" && frontmatter == "other")
+        );
+        assert!(err.is_invalid_request());
+        assert_eq!(err.to_string(), "frontmatter `name` 'other' is not the skill name 'greet'");
+        // The same rule for a store without a live catalog (the Python package's `Store.write`).
+        let err = authoring::write_skill(store.as_ref(), &request).unwrap_err();
+        assert_eq!(err.to_string(), "frontmatter `name` 'other' is not the skill name 'greet'");
+    }
+    // Trimmed on both sides, as each is read: the key by Insika's presence rule, the name as YAML gives it.
+    live.write_skill(&WriteSkill::new(" greet ", "---\nname: '  greet '\ndescription: d\n---\nHi.\n")).unwrap();
+    assert_eq!(store.names(None).unwrap(), ["greet"]);
+    assert!(store.agents().unwrap().is_empty(), "nothing else was written");
+    assert_eq!(body(live.snapshot().get("greet")), "Hi.");
+}
+
+/// The name rule (`skilldeck::check_name`) for a skill's name and for the
+/// agent, before anything is written; Insika's text for a blank name.
+#[test]
+fn write_skill_refuses_what_the_name_rule_refuses() {
+    let (store, live) = authoring_setup();
+    let long = "x".repeat(300);
+    let names = [
+        ("a\nb", "a skill name cannot contain U+000A, a control character"),
+        ("evil\u{202E}", "a skill name cannot contain U+202E, a format character"),
+        ("a/b", "a skill name cannot contain '/'"),
+        ("..", "a skill name cannot be '.' or '..'"),
+        (long.as_str(), "a skill name is at most 255 bytes long; this one is 300"),
+    ];
+    for (name, text) in names {
+        let err = live.write_skill(&WriteSkill::new(name, md(name, "x"))).unwrap_err();
+        assert!(matches!(err, AuthoringError::InvalidName(_)) && err.is_invalid_request(), "{name:?}");
+        assert_eq!(err.to_string(), text, "{name:?}");
+    }
+    let err = live.write_skill(&WriteSkill::new("ok", md("ok", "x")).agent("a\0b")).unwrap_err();
+    assert_eq!(err.to_string(), "an agent id cannot contain U+0000, a control character");
+    // A name YAML unescapes into a control character is the catalog's skip.
+    let err = live.write_skill(&WriteSkill::new("ok", "---\nname: \"o\\nk\"\n---\n")).unwrap_err();
+    assert!(matches!(&err, AuthoringError::Unloadable(skip) if skip.reason == SkipReason::InvalidName), "{err:?}");
+    assert!(store.all(None).unwrap().is_empty() && store.agents().unwrap().is_empty(), "nothing written");
+    assert_eq!(
+        authoring::update_agent(store.as_ref(), "a\tb", None).unwrap_err().to_string(),
+        "an agent id cannot contain U+0009, a control character"
+    );
+    let err = authoring::set_skill_agents_in(store.as_ref(), "a/b", &[], None).unwrap_err();
+    assert_eq!(err.to_string(), "a skill name cannot contain '/'");
+    assert!(store.profiles().unwrap().is_empty());
 }
 
 #[test]
@@ -649,7 +708,7 @@ fn specialize_then_delete_falls_back_to_shared() {
 fn delete_skill_refusals() {
     let (_, live) = authoring_setup();
     let refuse = |name: &str, agent: Option<&str>| match live.delete_skill(name, agent) {
-        Err(error @ (AuthoringError::NotFound { .. } | AuthoringError::NameRequired)) => error.to_string(),
+        Err(error @ (AuthoringError::NotFound { .. } | AuthoringError::InvalidName(_))) => error.to_string(),
         other => panic!("{other:?}"),
     };
     assert_eq!(refuse("fantasma", None), "skill 'fantasma' not found");

@@ -15,6 +15,9 @@ mod bad_input;
 // Byte-for-byte comparison with the real toolnexus 0.21.0 Python port.
 mod differential;
 
+// Names holding control, format or separator characters are skips; the rest load.
+mod names;
+
 // Every level-1 line and a sample of skill outputs of a public registry's tree,
 // against toolnexus 0.21.0 (skipped unless SKILLDECK_REGISTRY_TREE is set).
 mod registry;

@@ -22,7 +22,9 @@ class BuildError(SkillError):
 
 class StoreError(SkillError):
     """A store refused or failed a call (``kind``: ``already-exists``, ``conflict``,
-    ``not-found``, ``no-such-version``, ``invalid-profile``, ``unsupported``, ``backend``)."""
+    ``not-found``, ``no-such-version``, ``invalid-name``, ``invalid-profile``, ``unsupported``,
+    ``backend``; for a write, also ``missing-frontmatter``, ``missing-name``, ``name-mismatch``,
+    ``unloadable``)."""
 
 class BudgetError(SkillError):
     """A budget string that does not parse (``kind``: ``syntax``, ``encoding``, ``no-tokens``)."""

@@ -12,6 +12,7 @@ use skilldeck_walk::{Limits, Symlinks, Totals};
 use super::walks::{RootIdentity, RootWalk};
 use super::{Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
+use crate::name::{NameKind, check_name_characters};
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
 use crate::store::{Record, SkillStore, StoreError};
 
@@ -122,6 +123,15 @@ impl CatalogBuilder {
         };
         let origin = Origin::Store { agent: agent.map(str::to_owned) };
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        // A key from before names were checked may hold what no name may.
+        if let Err(error) = check_name_characters(&key, NameKind::Skill) {
+            return Err(Skip {
+                location,
+                reason: SkipReason::InvalidName,
+                detail: Some(error.to_string()),
+                position: None,
+            });
+        }
         let (mut skill, recovered) =
             read::parse(content.as_bytes(), true, location, origin, max_frontmatter, self.mode)?;
         let data = skill.data_mut();
@@ -169,6 +179,14 @@ pub(super) fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         return Err(Skip { location, reason: SkipReason::MissingName, detail: None, position: None });
     };
     let base = supplied_base.map_or_else(|| format!("skill://{name}/"), str::to_owned);
+    if let Err(error) = check_name_characters(name, NameKind::Skill) {
+        return Err(Skip {
+            location: base,
+            reason: SkipReason::InvalidName,
+            detail: Some(error.to_string()),
+            position: None,
+        });
+    }
     Ok(Skill::from(SkillData {
         name: name.to_owned(),
         description: def.description.clone(),

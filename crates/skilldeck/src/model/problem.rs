@@ -57,11 +57,16 @@ pub enum SkipReason {
     Unreadable,
     /// The frontmatter is larger than the configured cap.
     TooLarge,
+    /// The name holds a control, format or separator character
+    /// ([`check_name_characters`](crate::check_name_characters)): served,
+    /// it would split or reorder the lines that list it.
+    InvalidName,
 }
 
 impl SkipReason {
     /// The reason as toolnexus spells it: `missing-name`, `malformed-frontmatter`,
-    /// `duplicate-name`, `unreadable` or `too-large`.
+    /// `duplicate-name`, `unreadable` or `too-large`; and skilldeck's own
+    /// `invalid-name`.
     pub fn as_str(self) -> &'static str {
         match self {
             SkipReason::MissingName => "missing-name",
@@ -69,6 +74,7 @@ impl SkipReason {
             SkipReason::DuplicateName => "duplicate-name",
             SkipReason::Unreadable => "unreadable",
             SkipReason::TooLarge => "too-large",
+            SkipReason::InvalidName => "invalid-name",
         }
     }
 }

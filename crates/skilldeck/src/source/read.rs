@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use skilldeck_walk::Found;
 
 use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, YamlProblem};
+use crate::name::{NameKind, check_name_characters};
 use crate::source::confine::Confinement;
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
 
@@ -106,12 +107,16 @@ pub(crate) fn parse(
             return Err(Skip { position, ..skip(SkipReason::MissingName, detail) });
         }
     };
+    let name = head.name.unwrap_or_default();
+    if let Err(error) = check_name_characters(&name, NameKind::Skill) {
+        return Err(skip(SkipReason::InvalidName, error.to_string()));
+    }
     let body = OnceLock::new();
     if keep_body {
         let _ = body.set(lossy(&text[body_start..]));
     }
     let skill = Skill::from(SkillData {
-        name: head.name.unwrap_or_default(),
+        name,
         description: head.description,
         // The text of a frontmatter read without the parser is smaller than
         // its mapping and gives it again cheaply (`HeldFrontmatter`).
