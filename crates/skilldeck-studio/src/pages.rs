@@ -19,8 +19,9 @@ use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::validate::{Check, Validator};
 use skilldeck::{AgentProfile, Budget, Catalog, Eager, Origin, Skill, Source, render};
 
+use crate::flash::{Flash, encode_flash};
 use crate::form::{self, encode};
-use crate::guard::{Csrf, Flash, encode_flash};
+use crate::guard::Csrf;
 use crate::names::check_key;
 use crate::source::{TEMPLATE_NAME, reconstruct, template};
 use crate::views::{
