@@ -25,6 +25,7 @@ use skilldeck::{
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
+mod http;
 mod list;
 mod log;
 mod roots;

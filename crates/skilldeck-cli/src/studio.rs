@@ -12,6 +12,8 @@ use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 use skilldeck_studio::{Access, Studio};
 
+use crate::http::ConnectionArgs;
+
 /// `skilldeck studio`'s own flags.
 #[derive(Args, Debug)]
 pub(crate) struct StudioArgs {
@@ -19,9 +21,11 @@ pub(crate) struct StudioArgs {
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7676")]
     listen: String,
     /// The token every request must carry beyond loopback (default: $SKILLDECK_TOKEN): a
-    /// browser opens http://ADDR/?token=TOKEN once and keeps it in a cookie.
+    /// browser opens http://ADDR/?token=TOKEN once and is given a session.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
+    #[command(flatten)]
+    connection: ConnectionArgs,
 }
 
 /// Serves the Studio until the process is interrupted.
@@ -32,8 +36,9 @@ pub(crate) fn run(
     profiles: Vec<AgentProfile>,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
-    let token = crate::serve::token(args.token.as_deref());
-    let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
+    let token = crate::http::token(args.token.as_deref())?;
+    let addr = crate::http::listen_addr("--listen", &args.listen, token.is_some())?;
+    let limits = args.connection.limits();
     let live = Arc::new(LiveCatalog::new(builder));
     let catalog = live.snapshot();
     crate::check_store(&catalog)?;
@@ -52,7 +57,8 @@ pub(crate) fn run(
         let interrupted = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        skilldeck_studio::serve(listener, studio, Access::new(local, token), interrupted).await.context("serve failed")
+        let access = Access::new(local, token);
+        skilldeck_studio::serve(listener, studio, access, limits, interrupted).await.context("serve failed")
     })?;
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(ExitCode::SUCCESS)

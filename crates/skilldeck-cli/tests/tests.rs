@@ -28,6 +28,9 @@ mod warnings;
 // skilldeck studio: the line it prints, the token rule, saves other commands read.
 mod studio;
 
+// Blank and short tokens refused by serve --http and studio.
+mod tokens;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }
