@@ -4,14 +4,15 @@
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
-use http_body_util::BodyExt;
+use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -193,16 +194,13 @@ fn spawn_connection(
         let served = hyper::service::Service::call(&app, request);
         async move {
             if !admitted {
-                return Ok::<_, Infallible>(closing(StatusCode::SERVICE_UNAVAILABLE));
+                return Ok::<_, Infallible>(
+                    closing(StatusCode::SERVICE_UNAVAILABLE).map(|body| Answer { body, _answering: None }),
+                );
             }
             let response = served.await.unwrap_or_else(|never| match never {});
             // The guard lives as long as the body: a stream is busy while it lasts.
-            Ok(response.map(|body| {
-                Body::new(body.map_frame(move |frame| {
-                    let _answering = &answering;
-                    frame
-                }))
-            }))
+            Ok(response.map(|body| Answer { body, _answering: Some(answering) }))
         }
     });
     tokio::spawn(async move {
@@ -220,6 +218,31 @@ fn spawn_connection(
             }
         }
     });
+}
+
+/// A response's body, and the mark that its connection is busy until the
+/// body is done. Sizes pass through, so a body of known length keeps its
+/// `Content-Length`.
+struct Answer {
+    body: Body,
+    _answering: Option<Answering>,
+}
+
+impl http_body::Body for Answer {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// An answer that ends its connection.
