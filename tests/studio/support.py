@@ -14,6 +14,7 @@ import json
 import os
 import queue
 import re
+import resource
 import shutil
 import subprocess
 import threading
@@ -118,13 +119,15 @@ class Studio:
     """`skilldeck studio --listen 127.0.0.1:0 ARGS` as a child process; `url` from
     its one stderr line (`skilldeck studio: listening on http://ADDR/`)."""
 
-    def __init__(self, args: list[str], *, listen: str = "127.0.0.1:0"):
+    def __init__(self, args: list[str], *, listen: str = "127.0.0.1:0", nofile: int | None = None):
+        """`nofile` sets the Studio's open-file limit (`ulimit -n`)."""
         env = dict(os.environ)
         env.pop("SKILLDECK_TOKEN", None)
         self.args = args
         self.proc = subprocess.Popen(
             [str(BIN), "studio", "--listen", listen, *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+            preexec_fn=None if nofile is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)),
         )
         self.stderr_lines: list[str] = []
         self.url = ""
