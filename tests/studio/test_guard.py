@@ -13,13 +13,11 @@ plants is not shown. In the real browser (Chromium, as the other Studio tests).
 
 from __future__ import annotations
 
-import http.server
 import json
 import secrets
 import select
 import socket
 import subprocess
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -29,7 +27,7 @@ from typing import Any
 import pytest
 
 from conftest import DISK_SKILL, DISK_SKILL_MD, Setup
-from support import BIN, Pages, Studio, write_disk_skill
+from support import BIN, OtherService, Pages, Studio, write_disk_skill
 
 
 # --------------------------------------------------------------------------- sockets
@@ -122,38 +120,6 @@ def test_a_flood_beyond_the_open_file_limit_does_not_keep_a_page_out(
 
 # --------------------------------------------------------------------------- cookies
 
-class _Recorder(http.server.BaseHTTPRequestHandler):
-    """Another local service: records each request's path and headers, answers a page,
-    and sets the cookies its class is given."""
-
-    seen: list[tuple[str, dict[str, str]]] = []
-    set_cookies: list[str] = []
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        self.seen.append((self.path, dict(self.headers.items())))
-        self.send_response(200)
-        self.send_header("content-type", "text/html; charset=utf-8")
-        for cookie in self.set_cookies:
-            self.send_header("set-cookie", cookie)
-        self.end_headers()
-        self.wfile.write(b"<!doctype html><html lang='en'><title>other</title><body>another service</body></html>")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def other_port() -> Iterator[tuple[type[_Recorder], int]]:
-    handler = type("Recorder", (_Recorder,), {"seen": [], "set_cookies": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield handler, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture
 def token() -> str:
     return secrets.token_hex(32)
@@ -184,9 +150,9 @@ def initialize_status(url: str, token: str) -> int:
 
 
 def test_the_token_never_reaches_another_port(
-    guarded: Studio, token: str, other_port: tuple[type[_Recorder], int], context: Any, pages: Pages, tmp_path: Path
+    guarded: Studio, token: str, other_service: OtherService, context: Any, pages: Pages, tmp_path: Path
 ) -> None:
-    handler, port = other_port
+    port = other_service.port
     page = pages.watch(context.new_page())
     reply = page.goto(f"{guarded.url}/?token={token}")
     assert reply is not None and reply.status == 200 and page.url == f"{guarded.url}/skills", page.url
@@ -194,11 +160,11 @@ def test_the_token_never_reaches_another_port(
     assert page.locator("#content").count() == 1, "the session carries the browser on"
     # Every local service receives the Studio's cookies (ports do not separate them)...
     page.goto(f"http://127.0.0.1:{port}/")
-    (_, headers), = [r for r in handler.seen if r[0] == "/"]
+    (_, headers), = [r for r in other_service.seen if r[0] == "/"]
     sent = headers.get("Cookie", "")
     assert "skilldeck_session=" in sent, sent
     # ...but never the token.
-    assert token not in json.dumps(handler.seen), sent
+    assert token not in json.dumps(other_service.seen), sent
     jar = {c["name"]: c for c in context.cookies()}
     assert token not in json.dumps(list(jar.values()))
     session = jar["skilldeck_session"]
@@ -226,26 +192,26 @@ def test_the_token_never_reaches_another_port(
 
 @pytest.mark.parametrize("prefix", ["//", "/\\"], ids=["double-slash", "slash-backslash"])
 def test_a_token_link_never_leads_to_another_site(
-    guarded: Studio, token: str, other_port: tuple[type[_Recorder], int], context: Any, prefix: str
+    guarded: Studio, token: str, other_service: OtherService, context: Any, prefix: str
 ) -> None:
     """`http://STUDIO//127.0.0.1:OTHER/?token=T`: a link that looks like the Studio's. After the
     token the browser stays on the Studio (at that path, a 404), never at the other port."""
-    handler, port = other_port
+    port = other_service.port
     page = context.new_page()
     page.goto(f"{guarded.url}{prefix}127.0.0.1:{port}/?token={token}")
     assert page.url == f"{guarded.url}/127.0.0.1:{port}/", page.url
-    assert handler.seen == [], handler.seen
+    assert other_service.seen == [], other_service.seen
     assert page.locator("body").inner_text().strip() != "another service"
 
 
 def test_a_flash_planted_by_another_port_is_not_shown(
-    guarded: Studio, token: str, other_port: tuple[type[_Recorder], int], context: Any, pages: Pages
+    guarded: Studio, token: str, other_service: OtherService, context: Any, pages: Pages
 ) -> None:
-    handler, port = other_port
+    port = other_service.port
     page = pages.watch(context.new_page())
     page.goto(f"{guarded.url}/?token={token}")
     # A cookie for 127.0.0.1, set by a page of another port: the Studio reads it too.
-    handler.set_cookies = ["skilldeck_flash=error:Your%20store%20is%20broken%3A%20call%20555-0100; Path=/"]
+    other_service.set_cookies = ["skilldeck_flash=error:Your%20store%20is%20broken%3A%20call%20555-0100; Path=/"]
     page.goto(f"http://127.0.0.1:{port}/")
     assert any(c["name"] == "skilldeck_flash" for c in context.cookies())
     page.goto(f"{guarded.url}/skills")

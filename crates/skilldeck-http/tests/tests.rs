@@ -107,6 +107,29 @@ fn exchange(mut stream: TcpStream, path: &str) -> String {
     String::from_utf8_lossy(&answer).into_owned()
 }
 
+/// `stream` after half a request line: a head that never ends.
+fn half_line(mut stream: TcpStream) -> TcpStream {
+    stream.write_all(b"GET / HT").unwrap();
+    stream
+}
+
+/// A connection from `source` (or `None`: 127.0.0.1) whose request keeps the
+/// server busy for `ms` milliseconds.
+fn holding(server: &Server, source: Option<&str>, ms: u64) -> TcpStream {
+    let mut stream = source.map_or_else(|| connect(server.addr), |source| connect_from(server, source));
+    let request = format!("GET /hold/{ms} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    stream
+}
+
+/// Reads a held request's whole answer: it was served, not dropped.
+#[track_caller]
+fn answered_in_full(mut stream: TcpStream) {
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.ends_with("held"), "{answer}");
+}
+
 /// Whether the server closed `stream` (end of file or reset) within `wait`;
 /// anything it sent is ignored.
 fn closed_by_server(mut stream: &TcpStream, wait: Duration) -> bool {
@@ -183,13 +206,7 @@ fn a_body_sent_a_byte_a_second_is_cut_with_408() {
 #[test]
 fn a_flood_of_half_request_lines_beyond_the_cap_does_not_keep_a_request_out() {
     let server = start(limits(16, 16));
-    let flood: Vec<TcpStream> = (0..64)
-        .map(|_| {
-            let mut stream = connect(server.addr);
-            stream.write_all(b"GET / HT").unwrap();
-            stream
-        })
-        .collect();
+    let flood: Vec<TcpStream> = (0..64).map(|_| half_line(connect(server.addr))).collect();
     // Each complete request is answered, on a connection of its own.
     for _ in 0..5 {
         assert!(exchange(connect(server.addr), "/").ends_with("hello"));
@@ -265,13 +282,7 @@ fn idle_connections_beyond_the_cap_do_not_fail_a_page() {
 #[test]
 fn a_peer_at_its_bound_sheds_its_own_connections_not_others() {
     let server = start(limits(64, 4));
-    let theirs: Vec<TcpStream> = (0..10)
-        .map(|_| {
-            let mut stream = connect_from(&server, "127.0.0.2:0");
-            stream.write_all(b"GET / HT").unwrap();
-            stream
-        })
-        .collect();
+    let theirs: Vec<TcpStream> = (0..10).map(|_| half_line(connect_from(&server, "127.0.0.2:0"))).collect();
     let mine: Vec<TcpStream> = (0..3).map(|_| connect(server.addr)).collect();
     // Their oldest six were closed to keep them at four; mine were not touched.
     let closed: Vec<bool> = theirs.iter().map(|s| closed_by_server(s, Duration::from_millis(300))).collect();
@@ -286,13 +297,7 @@ fn a_peer_at_its_bound_sheds_its_own_connections_not_others() {
 #[test]
 fn a_peer_whose_connections_are_all_busy_is_refused_the_next() {
     let server = start(limits(64, 2));
-    let busy: Vec<TcpStream> = (0..2)
-        .map(|_| {
-            let mut stream = connect_from(&server, "127.0.0.3:0");
-            stream.write_all(b"GET /hold/3000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
-            stream
-        })
-        .collect();
+    let busy: Vec<TcpStream> = (0..2).map(|_| holding(&server, Some("127.0.0.3:0"), 3000)).collect();
     std::thread::sleep(Duration::from_millis(300));
     let mut refused = connect_from(&server, "127.0.0.3:0");
     let _ = refused.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -301,51 +306,27 @@ fn a_peer_whose_connections_are_all_busy_is_refused_the_next() {
     assert_eq!(answer, b"", "closed unanswered");
     // Others are served meanwhile, and the busy ones are answered in full.
     assert!(exchange(connect(server.addr), "/").ends_with("hello"));
-    for mut stream in busy {
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        assert!(answer.ends_with("held"), "{answer}");
-    }
+    busy.into_iter().for_each(answered_in_full);
 }
 
 #[test]
 fn a_server_whose_connections_are_all_busy_serves_the_next_once_one_ends() {
     let server = start(limits(2, 1));
-    let busy: Vec<TcpStream> = ["127.0.0.4:0", "127.0.0.5:0"]
-        .into_iter()
-        .map(|source| {
-            let mut stream = connect_from(&server, source);
-            stream.write_all(b"GET /hold/1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
-            stream
-        })
-        .collect();
+    let busy: Vec<TcpStream> = ["127.0.0.4:0", "127.0.0.5:0"].map(|source| holding(&server, Some(source), 1000)).into();
     std::thread::sleep(Duration::from_millis(200));
     // Waits to be accepted, then is answered: nothing is refused.
     assert!(exchange(connect(server.addr), "/").ends_with("hello"));
-    for mut stream in busy {
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        assert!(answer.ends_with("held"), "{answer}");
-    }
+    busy.into_iter().for_each(answered_in_full);
 }
 
 #[test]
 fn a_stream_being_answered_is_never_shed() {
     let server = start(limits(2, 2));
-    let mut busy = connect(server.addr);
-    busy.write_all(b"GET /hold/1500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    let busy = holding(&server, None, 1500);
     std::thread::sleep(Duration::from_millis(200));
     // Half-lines beyond the cap shed one another, never the busy one.
-    let _flood: Vec<TcpStream> = (0..8)
-        .map(|_| {
-            let mut stream = connect(server.addr);
-            stream.write_all(b"GET / HT").unwrap();
-            stream
-        })
-        .collect();
-    let mut answer = String::new();
-    busy.read_to_string(&mut answer).unwrap();
-    assert!(answer.ends_with("held"), "{answer}");
+    let _flood: Vec<TcpStream> = (0..8).map(|_| half_line(connect(server.addr))).collect();
+    answered_in_full(busy);
 }
 
 #[test]
