@@ -64,7 +64,10 @@ pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits,
                     // that has waited longest for its head, if any; else (or a
                     // connection reset before it was taken) wait a little
                     // rather than spin.
-                    if !out_of_descriptors(&error) || !shed_oldest(&shared) {
+                    if out_of_descriptors(&error) && shed_oldest(&shared) {
+                        // Let the shed connection's task close its socket.
+                        tokio::task::yield_now().await;
+                    } else {
                         tracing::warn!(%error, "cannot accept a connection");
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
