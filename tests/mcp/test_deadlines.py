@@ -227,6 +227,18 @@ def test_the_cap_is_sized_from_the_open_file_limit(main_tree: Any) -> None:
             sock.close()
 
 
+def test_a_cap_set_beyond_the_open_file_limit_still_answers(main_tree: Any) -> None:
+    # A cap of 1,000 with 256 descriptors: accepting runs out of descriptors first, and
+    # each time closes the connection that has waited longest to make room.
+    args = limited(main_tree, max_connections=1000, max_per_peer=1000, header_timeout=60)
+    with http_server(args, nofile=256) as server:
+        silent = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(400)]
+        reply = initialize(server, timeout=20)
+        assert reply.status_code == 200, reply.text
+        for sock in silent:
+            sock.close()
+
+
 def test_one_address_is_held_to_its_share(main_tree: Any) -> None:
     with http_server(limited(main_tree, max_connections=64, max_per_peer=4, header_timeout=60)) as server:
         theirs = []
