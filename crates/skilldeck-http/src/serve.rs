@@ -16,6 +16,7 @@ use http_body::{Frame, SizeHint};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, watch};
 use tokio_io_timeout::TimeoutStream;
@@ -84,10 +85,11 @@ pub async fn serve(listener: TcpListener, app: Router, limits: ConnectionLimits,
                     tracing::debug!(%peer, "connection closed: its address holds its share of connections, all busy");
                     break Next::Close;
                 }
-                Err(Full::Server) => {}
+                Err(Full::Wait) => {}
             }
-            // Every connection is busy with a request: wait until one ends or
-            // finishes its request (each deadline bounds that).
+            // Nothing to shed: every connection is busy with a request, or was
+            // just accepted and not yet read. Wait until one ends, finishes its
+            // request or has been read (each deadline bounds that).
             tokio::select! {
                 () = &mut shutdown => break Next::Stop,
                 () = room => {}
@@ -188,6 +190,7 @@ fn spawn_connection(
     let mut tcp = TimeoutStream::new(tcp);
     tcp.set_write_timeout(Some(limits.write_timeout));
     let Admitted { id, shed } = admitted;
+    let io = Watched { io: Box::pin(tcp), shared: shared.clone(), id };
     let registered = Registered { shared, id };
     let app = TowerToHyperService::new(app);
     let shared = registered.shared.clone();
@@ -210,7 +213,7 @@ fn spawn_connection(
         let _registered = registered;
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(limits.header_timeout);
-        let mut connection = pin!(builder.serve_connection(TokioIo::new(Box::pin(tcp)), service));
+        let mut connection = pin!(builder.serve_connection(TokioIo::new(io), service));
         tokio::select! {
             _served = connection.as_mut() => {}
             // Shed to make room: dropped, so the socket closes.
@@ -221,6 +224,54 @@ fn spawn_connection(
             }
         }
     });
+}
+
+/// A connection's socket, which tells the table when a read finds nothing
+/// more to read: whatever the client sent by then is no complete head (or
+/// hyper would have called the service), so the connection may be shed. A
+/// connection not read yet never is: its client may have sent a whole request.
+struct Watched {
+    io: Pin<Box<TimeoutStream<TcpStream>>>,
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let read = self.io.as_mut().poll_read(cx, buf);
+        if read.is_pending() {
+            // A busy connection's reads (a body, hyper's watch for a close) change nothing.
+            self.shared.table().stalled(self.id);
+            self.shared.room.notify_one();
+        }
+        read
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io.as_mut().poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.io.as_mut().poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.as_mut().poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.as_mut().poll_shutdown(cx)
+    }
 }
 
 /// A response's body, and the mark that its connection is busy until the

@@ -29,9 +29,10 @@ impl Peer {
 pub(crate) enum Full {
     /// Its peer holds its bound, every one of them busy: close it.
     Peer,
-    /// The server holds its cap, every connection busy: wait for one to end
-    /// or to finish its request.
-    Server,
+    /// The server (or the peer) is full and nothing can be shed yet: every
+    /// connection is busy, or some were just accepted and have not been read
+    /// yet. Wait for one to end, to finish its request or to be read.
+    Wait,
 }
 
 /// One admitted connection: its id, and what tells it that it was shed.
@@ -40,19 +41,33 @@ pub(crate) struct Admitted {
     pub(crate) shed: oneshot::Receiver<()>,
 }
 
+/// Where a connection is between requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Waiting for a head since the stamp, not yet read: its client may have
+    /// sent a whole request that its task has not had the time to read, so
+    /// it is not shed.
+    Fresh(u64),
+    /// Waiting for a head since the stamp, and read until there was nothing
+    /// more: whatever its client sent is no complete head. Shed first.
+    Stalled(u64),
+    /// Serving a request.
+    Busy,
+}
+
 struct Conn {
     peer: Peer,
-    /// Since when it waits for a request head (a stamp of `Table::clock`);
-    /// `None` while a request is being served.
-    waiting: Option<u64>,
+    state: State,
     shed: Option<oneshot::Sender<()>>,
 }
 
 #[derive(Default)]
 struct PeerConns {
     count: usize,
-    /// Its connections waiting for a head, by stamp.
-    waiting: BTreeMap<u64, u64>,
+    /// Those not yet read (see [`State::Fresh`]).
+    fresh: usize,
+    /// Its stalled connections, by stamp.
+    stalled: BTreeMap<u64, u64>,
 }
 
 /// The table; the server keeps it behind a mutex, each call short.
@@ -62,8 +77,11 @@ pub(crate) struct Table {
     /// Ids and stamps both: strictly increasing, so order is age.
     clock: u64,
     conns: HashMap<u64, Conn>,
-    /// Every connection waiting for a head, by stamp: the first is the oldest.
-    waiting: BTreeMap<u64, u64>,
+    /// Every stalled connection, by the stamp of when it began to wait: the
+    /// first has waited longest.
+    stalled: BTreeMap<u64, u64>,
+    /// Connections not yet read, all peers.
+    fresh: usize,
     peers: HashMap<Peer, PeerConns>,
 }
 
@@ -74,7 +92,8 @@ impl Table {
             per_peer: per_peer.max(1),
             clock: 0,
             conns: HashMap::new(),
-            waiting: BTreeMap::new(),
+            stalled: BTreeMap::new(),
+            fresh: 0,
             peers: HashMap::new(),
         }
     }
@@ -89,35 +108,36 @@ impl Table {
     }
 
     /// Admits a connection from `peer`, waiting for its first head. A full
-    /// peer or server first sheds its oldest waiting connection; with none
-    /// to shed, the connection is not admitted.
+    /// peer or server first sheds its longest-waiting stalled connection;
+    /// with none to shed, the connection is not admitted.
     pub(crate) fn admit(&mut self, peer: Peer) -> Result<Admitted, Full> {
-        let held = self.peers.get(&peer).map_or(0, |p| p.count);
-        if held >= self.per_peer {
-            let oldest = self.peers.get(&peer).and_then(|p| p.waiting.values().next().copied());
-            match oldest {
+        if let Some(conns) = self.peers.get(&peer)
+            && conns.count >= self.per_peer
+        {
+            match conns.stalled.values().next().copied() {
                 Some(id) => self.shed(id),
+                None if conns.fresh > 0 => return Err(Full::Wait),
                 None => return Err(Full::Peer),
             }
         }
         if self.conns.len() >= self.max && !self.shed_oldest() {
-            return Err(Full::Server);
+            return Err(Full::Wait);
         }
         let id = self.tick();
         let stamp = self.tick();
         let (tell, shed) = oneshot::channel();
-        self.conns.insert(id, Conn { peer, waiting: Some(stamp), shed: Some(tell) });
-        self.waiting.insert(stamp, id);
+        self.conns.insert(id, Conn { peer, state: State::Fresh(stamp), shed: Some(tell) });
+        self.fresh += 1;
         let entry = self.peers.entry(peer).or_default();
         entry.count += 1;
-        entry.waiting.insert(stamp, id);
+        entry.fresh += 1;
         Ok(Admitted { id, shed })
     }
 
-    /// Sheds the connection that has waited longest for a head; false when
-    /// none is waiting.
+    /// Sheds the stalled connection that has waited longest; false when
+    /// none is stalled.
     pub(crate) fn shed_oldest(&mut self) -> bool {
-        match self.waiting.values().next().copied() {
+        match self.stalled.values().next().copied() {
             Some(id) => {
                 self.shed(id);
                 true
@@ -126,19 +146,59 @@ impl Table {
         }
     }
 
+    /// Takes connection `id` out of the fresh or stalled ones.
+    fn unwait(&mut self, id: u64) -> Option<&mut Conn> {
+        let conn = self.conns.get_mut(&id)?;
+        let peer = self.peers.get_mut(&conn.peer);
+        match conn.state {
+            State::Fresh(_) => {
+                self.fresh -= 1;
+                if let Some(peer) = peer {
+                    peer.fresh -= 1;
+                }
+            }
+            State::Stalled(stamp) => {
+                self.stalled.remove(&stamp);
+                if let Some(peer) = peer {
+                    peer.stalled.remove(&stamp);
+                }
+            }
+            State::Busy => {}
+        }
+        Some(conn)
+    }
+
+    /// Connection `id` was read until there was nothing more, without a
+    /// complete head: it may be shed from now on (oldest first, by when it
+    /// began to wait). Nothing for a busy connection.
+    pub(crate) fn stalled(&mut self, id: u64) {
+        let Some(conn) = self.conns.get(&id) else {
+            return;
+        };
+        let State::Fresh(stamp) = conn.state else {
+            return;
+        };
+        let peer = conn.peer;
+        self.unwait(id);
+        if let Some(conn) = self.conns.get_mut(&id) {
+            conn.state = State::Stalled(stamp);
+        }
+        self.stalled.insert(stamp, id);
+        if let Some(peer) = self.peers.get_mut(&peer) {
+            peer.stalled.insert(stamp, id);
+        }
+    }
+
     /// Connection `id` has its head: it is busy until [`Table::waits`].
     /// False when it was shed meanwhile.
     pub(crate) fn busy(&mut self, id: u64) -> bool {
-        let Some(conn) = self.conns.get_mut(&id) else {
-            return false;
-        };
-        if let Some(stamp) = conn.waiting.take() {
-            self.waiting.remove(&stamp);
-            if let Some(peer) = self.peers.get_mut(&conn.peer) {
-                peer.waiting.remove(&stamp);
+        match self.unwait(id) {
+            Some(conn) => {
+                conn.state = State::Busy;
+                true
             }
+            None => false,
         }
-        true
     }
 
     /// Connection `id` answered its request and waits for the next head.
@@ -147,27 +207,23 @@ impl Table {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
-        if conn.waiting.is_some() {
+        if conn.state != State::Busy {
             return;
         }
-        conn.waiting = Some(stamp);
-        self.waiting.insert(stamp, id);
-        if let Some(peer) = self.peers.get_mut(&conn.peer) {
-            peer.waiting.insert(stamp, id);
+        conn.state = State::Fresh(stamp);
+        let peer = conn.peer;
+        self.fresh += 1;
+        if let Some(peer) = self.peers.get_mut(&peer) {
+            peer.fresh += 1;
         }
     }
 
     /// Connection `id` is gone (ended or shed); a second call does nothing.
     pub(crate) fn remove(&mut self, id: u64) -> Option<oneshot::Sender<()>> {
+        self.unwait(id)?;
         let mut conn = self.conns.remove(&id)?;
-        if let Some(stamp) = conn.waiting {
-            self.waiting.remove(&stamp);
-        }
         if let Some(peer) = self.peers.get_mut(&conn.peer) {
             peer.count -= 1;
-            if let Some(stamp) = conn.waiting {
-                peer.waiting.remove(&stamp);
-            }
             if peer.count == 0 {
                 self.peers.remove(&conn.peer);
             }
@@ -196,24 +252,49 @@ mod tests {
         admitted.shed.try_recv().is_ok()
     }
 
+    /// Admitted and read: a half-sent head.
+    fn stalled(table: &mut Table, from: Peer) -> Admitted {
+        let admitted = table.admit(from).unwrap();
+        table.stalled(admitted.id);
+        admitted
+    }
+
     #[test]
     fn a_full_table_sheds_the_longest_waiting() {
         let mut table = Table::new(3, 3);
-        let mut a = table.admit(peer(1)).unwrap();
-        let mut b = table.admit(peer(2)).unwrap();
-        let mut c = table.admit(peer(3)).unwrap();
+        let mut a = stalled(&mut table, peer(1));
+        let mut b = stalled(&mut table, peer(2));
+        let mut c = stalled(&mut table, peer(3));
         // a is busy with a request, b waits longest.
         assert!(table.busy(a.id));
-        let mut d = table.admit(peer(4)).unwrap();
+        let mut d = stalled(&mut table, peer(4));
         assert_eq!((was_shed(&mut a), was_shed(&mut b), was_shed(&mut c)), (false, true, false));
         assert_eq!(table.len(), 3);
-        // a answered: it now waits since after c and d.
+        // a answered, and read again: it now waits since after c and d.
         table.waits(a.id);
-        table.admit(peer(5)).unwrap();
+        table.stalled(a.id);
+        stalled(&mut table, peer(5));
         assert!(was_shed(&mut c));
-        table.admit(peer(6)).unwrap();
+        stalled(&mut table, peer(6));
         assert!(was_shed(&mut d));
         assert!(!table.busy(b.id), "a shed connection is never served");
+    }
+
+    #[test]
+    fn a_connection_not_yet_read_is_never_shed() {
+        let mut table = Table::new(2, 2);
+        let mut old = stalled(&mut table, peer(1));
+        // Accepted, but its task has not read it yet: it may hold a whole request.
+        let mut unread = table.admit(peer(2)).unwrap();
+        let mut third = stalled(&mut table, peer(3));
+        assert_eq!((was_shed(&mut old), was_shed(&mut unread)), (true, false));
+        table.admit(peer(4)).unwrap();
+        assert!(was_shed(&mut third));
+        // Two unread connections: nothing may be shed until one has been read.
+        assert_eq!(table.admit(peer(5)).err(), Some(Full::Wait));
+        table.stalled(unread.id);
+        assert!(table.admit(peer(5)).is_ok());
+        assert!(was_shed(&mut unread));
     }
 
     #[test]
@@ -222,7 +303,7 @@ mod tests {
         let a = table.admit(peer(1)).unwrap();
         let b = table.admit(peer(2)).unwrap();
         assert!(table.busy(a.id) && table.busy(b.id));
-        assert_eq!(table.admit(peer(3)).err(), Some(Full::Server));
+        assert_eq!(table.admit(peer(3)).err(), Some(Full::Wait));
         table.remove(a.id);
         assert!(table.admit(peer(3)).is_ok());
     }
@@ -230,29 +311,37 @@ mod tests {
     #[test]
     fn a_peer_at_its_bound_sheds_its_own_or_is_refused() {
         let mut table = Table::new(10, 2);
-        let mut a = table.admit(peer(1)).unwrap();
-        let mut b = table.admit(peer(1)).unwrap();
-        let mut other = table.admit(peer(2)).unwrap();
-        table.admit(peer(1)).unwrap();
+        let mut a = stalled(&mut table, peer(1));
+        let mut b = stalled(&mut table, peer(1));
+        let mut other = stalled(&mut table, peer(2));
+        let third = stalled(&mut table, peer(1));
         assert_eq!((was_shed(&mut a), was_shed(&mut b), was_shed(&mut other)), (true, false, false));
         let c = table.admit(peer(1)).unwrap();
         assert!(was_shed(&mut b));
-        assert!(table.busy(c.id));
-        let mut rest: Vec<u64> = table.conns.iter().filter(|(_, c)| c.peer == peer(1)).map(|(id, _)| *id).collect();
-        rest.retain(|id| *id != c.id);
-        assert!(table.busy(rest[0]));
+        assert!(table.busy(c.id) && table.busy(third.id));
         assert_eq!(table.admit(peer(1)).err(), Some(Full::Peer));
         assert!(table.admit(peer(2)).is_ok(), "another peer is not held back");
     }
 
     #[test]
+    fn a_peer_whose_connections_are_not_yet_read_waits() {
+        let mut table = Table::new(10, 1);
+        let first = table.admit(peer(1)).unwrap();
+        assert_eq!(table.admit(peer(1)).err(), Some(Full::Wait));
+        table.stalled(first.id);
+        assert!(table.admit(peer(1)).is_ok());
+    }
+
+    #[test]
     fn removal_is_counted_once() {
         let mut table = Table::new(2, 2);
-        let a = table.admit(peer(1)).unwrap();
+        let a = stalled(&mut table, peer(1));
+        let b = table.admit(peer(1)).unwrap();
         assert!(table.remove(a.id).is_some());
         assert!(table.remove(a.id).is_none());
+        assert!(table.remove(b.id).is_some());
         assert_eq!(table.len(), 0);
-        assert!(table.peers.is_empty() && table.waiting.is_empty());
+        assert!(table.peers.is_empty() && table.stalled.is_empty() && table.fresh == 0);
     }
 
     #[test]
