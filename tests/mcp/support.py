@@ -13,6 +13,7 @@ import json
 import os
 import queue
 import re
+import resource
 import subprocess
 import threading
 import time
@@ -179,14 +180,17 @@ class HttpServer:
         env: dict[str, str] | None = None,
         command: list[str] | None = None,
         cwd: Path | None = None,
+        nofile: int | None = None,
     ):
-        """`command` replaces the whole command line (a README's own, say); `args` and `bind` are then unused."""
+        """`command` replaces the whole command line (a README's own, say); `args` and `bind` are then unused.
+        `nofile` sets the server's open-file limit (`ulimit -n`)."""
         full_env = dict(os.environ)
         full_env.pop("SKILLDECK_TOKEN", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             command or [str(BIN), "serve", "--http", bind, *serve_args(args)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd,
+            preexec_fn=None if nofile is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)),
         )
         self.stderr_lines: list[str] = []
         self._ready = threading.Event()

@@ -52,6 +52,9 @@ def test_listening_line_and_loopback_default(main_tree: Any) -> None:
         {"Origin": "http://evil.example"},
         {"Origin": "https://attacker.test:{port}"},
         {"Origin": "null"},
+        # Another local port is another site: a page there is no client of this server.
+        {"Origin": "http://localhost:3000"},
+        {"Origin": "http://127.0.0.1:3000"},
     ],
     ids=lambda h: ",".join(f"{k}={v}" for k, v in h.items()),
 )
@@ -103,15 +106,16 @@ def test_bearer_token(how: str, main_tree: Any) -> None:
 
 
 def test_flag_token_wins_over_env(main_tree: Any) -> None:
-    with http_server([*main_tree.args, "--token", "from-flag"], env={"SKILLDECK_TOKEN": "from-env"}) as server:
-        assert post_init(server.url, {"Authorization": "Bearer from-env"}).status_code == 401
-        assert post_init(server.url, {"Authorization": "Bearer from-flag"}).status_code == 200
+    flag, env = "from-the-flag-0123", "from-the-environment-0123"
+    with http_server([*main_tree.args, "--token", flag], env={"SKILLDECK_TOKEN": env}) as server:
+        assert post_init(server.url, {"Authorization": f"Bearer {env}"}).status_code == 401
+        assert post_init(server.url, {"Authorization": f"Bearer {flag}"}).status_code == 200
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 async def test_sdk_client_with_token(era: str, main_tree: Any) -> None:
-    token = "sdk-token"
+    token = "sdk-token-0123456789"
     args = [*main_tree.args, "--token", token]
     async with connect("http", era, args, headers={"Authorization": f"Bearer {token}"}) as client:
         result = await client.call_tool("skill", {"name": "beta"})
@@ -132,12 +136,13 @@ def test_non_loopback_without_token_exits_2(main_tree: Any) -> None:
 
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_non_loopback_with_token_serves(how: str, main_tree: Any) -> None:
-    args = [*main_tree.args, "--token", "tok"] if how == "flag" else main_tree.args
-    env = {"SKILLDECK_TOKEN": "tok"} if how == "env" else None
+    token = "beyond-loopback-0123"
+    args = [*main_tree.args, "--token", token] if how == "flag" else main_tree.args
+    env = {"SKILLDECK_TOKEN": token} if how == "env" else None
     with HttpServer(args, bind="0.0.0.0:0", env=env) as server:
         url = f"http://127.0.0.1:{server.port}/mcp"
         assert post_init(url).status_code == 401
-        assert post_init(url, {"Authorization": "Bearer tok"}).status_code == 200
+        assert post_init(url, {"Authorization": f"Bearer {token}"}).status_code == 200
 
 
 def test_stdio_is_default_and_stdout_is_protocol_only(main_tree: Any) -> None:

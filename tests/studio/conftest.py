@@ -15,6 +15,7 @@ from support import (
     BIN,
     CHROMIUM,
     CHROMIUM_ARGS,
+    OtherService,
     Pages,
     Studio,
     chromium_missing,
@@ -119,6 +120,16 @@ def sqlite_setup(tmp_path: Path) -> Iterator[Setup]:
         yield s
     finally:
         s.close()
+
+
+@pytest.fixture
+def other_service() -> Iterator[OtherService]:
+    """A second loopback server, standing in for the host's other local services."""
+    service = OtherService()
+    try:
+        yield service
+    finally:
+        service.close()
 
 
 @pytest.fixture

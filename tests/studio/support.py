@@ -10,10 +10,12 @@ pipes (`McpStdio`), as bench/mcp_stdio.py does.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import queue
 import re
+import resource
 import shutil
 import subprocess
 import threading
@@ -118,13 +120,15 @@ class Studio:
     """`skilldeck studio --listen 127.0.0.1:0 ARGS` as a child process; `url` from
     its one stderr line (`skilldeck studio: listening on http://ADDR/`)."""
 
-    def __init__(self, args: list[str], *, listen: str = "127.0.0.1:0"):
+    def __init__(self, args: list[str], *, listen: str = "127.0.0.1:0", nofile: int | None = None):
+        """`nofile` sets the Studio's open-file limit (`ulimit -n`)."""
         env = dict(os.environ)
         env.pop("SKILLDECK_TOKEN", None)
         self.args = args
         self.proc = subprocess.Popen(
             [str(BIN), "studio", "--listen", listen, *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+            preexec_fn=None if nofile is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile)),
         )
         self.stderr_lines: list[str] = []
         self.url = ""
@@ -165,6 +169,42 @@ class Studio:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class OtherService:
+    """Another local service, on a loopback port of its own (cookies do not separate
+    ports, so it receives the Studio's): answers every GET with `page`, setting each of
+    `set_cookies`, and records each request's path and headers in `seen`."""
+
+    def __init__(self) -> None:
+        self.page = b"<!doctype html><html lang='en'><title>other</title><body>another service</body></html>"
+        self.set_cookies: list[str] = []
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        owner = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                owner.seen.append((self.path, dict(self.headers.items())))
+                self.send_response(200)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                for cookie in owner.set_cookies:
+                    self.send_header("set-cookie", cookie)
+                self.end_headers()
+                self.wfile.write(owner.page)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 # --------------------------------------------------------------------------- pages

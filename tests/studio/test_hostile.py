@@ -4,13 +4,10 @@ never runs; a form posted from another site is refused and writes nothing; a
 
 from __future__ import annotations
 
-import http.server
 import statistics
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import Setup, start
-from support import REPO, SAVED, Pages, flash, run_cli, skill_md, write_disk_skill
+from support import REPO, SAVED, OtherService, Pages, flash, run_cli, skill_md, write_disk_skill
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(1)>'
@@ -124,36 +121,9 @@ def test_hostile_disk_skill_shown_as_text(tmp_path: Path, context: Any, pages: P
         s.close()
 
 
-class _Attacker(http.server.BaseHTTPRequestHandler):
-    """Serves one page that posts a form to the Studio as soon as it loads."""
-
-    page = b""
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        self.send_response(200)
-        self.send_header("content-type", "text/html; charset=utf-8")
-        self.end_headers()
-        self.wfile.write(self.page)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def attacker() -> Iterator[tuple[type[_Attacker], int]]:
-    handler = type("Attacker", (_Attacker,), {})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield handler, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1"], ids=["other-site", "same-host-other-port"])
 def test_cross_site_form_post_is_refused(
-    sqlite_setup: Setup, context: Any, pages: Pages, attacker: tuple[type[_Attacker], int], host: str
+    sqlite_setup: Setup, context: Any, pages: Pages, other_service: OtherService, host: str
 ) -> None:
     """A page on another origin auto-submits a form to POST /skills. The browser has
     visited the Studio first, so it holds the Studio's cookie; the post must still get
@@ -161,9 +131,9 @@ def test_cross_site_form_post_is_refused(
     another site than `127.0.0.1` (no SameSite cookie sent); `127.0.0.1` on another
     port is the same site (cookie sent) but another origin."""
     s = sqlite_setup
-    handler, port = attacker
+    port = other_service.port
     name = "forged"
-    handler.page = f"""<!doctype html><html lang="en"><body>
+    other_service.page = f"""<!doctype html><html lang="en"><body>
 <form id="f" method="post" action="{s.studio.url}/skills">
 <input name="name" value="{name}">
 <input name="csrf" value="guessed">

@@ -27,6 +27,7 @@ use skilldeck::{
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
+mod http;
 mod list;
 mod log;
 mod new;

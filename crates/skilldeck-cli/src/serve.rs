@@ -2,23 +2,21 @@
 //! HTTP with `--http`). The server itself is the `skilldeck-mcp` crate.
 
 use std::io::IsTerminal;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, Budget, CatalogBuilder};
+use skilldeck_http::Token;
 use skilldeck_mcp::{
     ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, ProfileStore, SkillServer, Watch,
 };
 
+use crate::http::ConnectionArgs;
 use crate::roots::Roots;
-
-/// The environment variable holding the HTTP bearer token when `--token` is absent.
-const TOKEN_VAR: &str = "SKILLDECK_TOKEN";
 
 /// `skilldeck serve`'s own flags.
 #[derive(Args, Debug)]
@@ -50,21 +48,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = skilldeck_mcp::DEFAULT_PAGE_SIZE as u64,
           value_parser = clap::value_parser!(u64).range(1..=skilldeck_mcp::MAX_PAGE_SIZE as u64))]
     page_size: u64,
-    /// HTTP connections served at once; more wait to be accepted.
-    #[arg(long, value_name = "N", default_value_t = HttpLimits::MAX_CONNECTIONS as u64, value_parser = clap::value_parser!(u64).range(1..=65_536))]
-    http_max_connections: u64,
+    #[command(flatten)]
+    connection: ConnectionArgs,
     /// HTTP sessions alive at once; one more `initialize` gets 503.
     #[arg(long, value_name = "N", default_value_t = HttpLimits::MAX_SESSIONS as u64, value_parser = clap::value_parser!(u64).range(1..))]
     http_max_sessions: u64,
-    /// Seconds an HTTP client has to send a request's head (idle connections close after it too).
-    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::HEADER_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    http_header_timeout: u64,
-    /// Seconds an HTTP client has to send a request's body; then 408.
-    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    http_body_timeout: u64,
-    /// Seconds an HTTP client may leave a response unread before its connection is closed.
-    #[arg(long, value_name = "SECONDS", default_value_t = HttpLimits::WRITE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    http_write_timeout: u64,
     /// The most directories watched for changes (default: half of fs.inotify.max_user_watches on
     /// Linux); roots holding more are not followed below their top, and a warning says so.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -85,10 +73,7 @@ impl ServeArgs {
     fn http_limits(&self) -> HttpLimits {
         let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         HttpLimits {
-            max_connections: count(self.http_max_connections),
-            header_timeout: Duration::from_secs(self.http_header_timeout),
-            body_timeout: Duration::from_secs(self.http_body_timeout),
-            write_timeout: Duration::from_secs(self.http_write_timeout),
+            connections: self.connection.limits(),
             max_sessions: count(self.http_max_sessions),
             session_idle: Duration::from_secs(self.http_session_idle),
         }
@@ -118,8 +103,11 @@ pub(crate) fn run(
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
     // The server reports through `tracing` (`crate::log`, set up already).
-    let token = token(args.token.as_deref());
-    let http = args.http.as_deref().map(|addr| http_options(addr, token, args.http_limits())).transpose()?;
+    // The token guards HTTP only: over stdio it is not read, so not checked.
+    let http = match args.http.as_deref() {
+        Some(addr) => Some(http_options(addr, crate::http::token(args.token.as_deref())?, args.http_limits())?),
+        None => None,
+    };
     let page_size = usize::try_from(args.page_size).unwrap_or(usize::MAX);
     let format = match args.format {
         InstructionsFormat::Toolnexus => Format::Toolnexus,
@@ -202,52 +190,7 @@ pub(crate) fn run(
 }
 
 /// The listening address and token; binding beyond loopback needs a token.
-fn http_options(addr: &str, token: Option<String>, limits: HttpLimits) -> anyhow::Result<HttpOptions> {
-    let addr = listen_addr("--http", addr, token.is_some())?;
+fn http_options(addr: &str, token: Option<Token>, limits: HttpLimits) -> anyhow::Result<HttpOptions> {
+    let addr = crate::http::listen_addr("--http", addr, token.is_some())?;
     Ok(HttpOptions { addr, token, limits })
-}
-
-/// The address `flag` names (`ADDR:PORT`, or `localhost:PORT`): the one
-/// rule of every HTTP surface (`serve --http`, `studio --listen`) that
-/// beyond loopback a token is required.
-pub(crate) fn listen_addr(flag: &str, addr: &str, has_token: bool) -> anyhow::Result<SocketAddr> {
-    let addr = match addr.parse::<SocketAddr>() {
-        Ok(addr) => addr,
-        Err(_) => match addr.rsplit_once(':') {
-            Some(("localhost", port)) => SocketAddr::new(
-                IpAddr::V4(Ipv4Addr::LOCALHOST),
-                port.parse().with_context(|| format!("{flag} {addr}: bad port"))?,
-            ),
-            _ => bail!("{flag} expects ADDR:PORT (such as 127.0.0.1:8080 or [::1]:0), got {addr:?}"),
-        },
-    };
-    if !addr.ip().is_loopback() && !has_token {
-        bail!("{flag} {addr} listens beyond loopback: give a bearer token with --token or ${TOKEN_VAR}");
-    }
-    Ok(addr)
-}
-
-/// The token from `--token`, else `$SKILLDECK_TOKEN`; an empty one is none.
-pub(crate) fn token(flag: Option<&str>) -> Option<String> {
-    flag.map(str::to_owned).or_else(|| std::env::var(TOKEN_VAR).ok()).filter(|t| !t.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn http_options_default(addr: &str, token: Option<String>) -> anyhow::Result<HttpOptions> {
-        http_options(addr, token, HttpLimits::default())
-    }
-
-    #[test]
-    fn loopback_needs_no_token_and_anything_else_does() {
-        assert_eq!(http_options_default("127.0.0.1:0", None).unwrap().addr.to_string(), "127.0.0.1:0");
-        assert_eq!(http_options_default("localhost:8080", None).unwrap().addr.to_string(), "127.0.0.1:8080");
-        assert_eq!(http_options_default("[::1]:9", None).unwrap().addr.to_string(), "[::1]:9");
-        assert!(http_options_default("0.0.0.0:8080", None).is_err());
-        assert!(http_options_default("192.0.2.1:8080", None).is_err());
-        assert!(http_options_default("0.0.0.0:8080", Some("t".into())).is_ok());
-        assert!(http_options_default("nonsense", None).is_err());
-    }
 }

@@ -13,6 +13,8 @@ use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, CatalogBuilder, LiveCatalog};
 use skilldeck_studio::{Access, Studio};
 
+use crate::http::ConnectionArgs;
+
 /// `skilldeck studio`'s own flags.
 #[derive(Args, Debug)]
 pub(crate) struct StudioArgs {
@@ -20,9 +22,11 @@ pub(crate) struct StudioArgs {
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7676")]
     listen: String,
     /// The token every request must carry beyond loopback (default: $SKILLDECK_TOKEN): a
-    /// browser opens http://ADDR/?token=TOKEN once and keeps it in a cookie.
+    /// browser opens http://ADDR/?token=TOKEN once and is given a session.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
+    #[command(flatten)]
+    connection: ConnectionArgs,
 }
 
 /// The Studio's listening socket and token, bound before the sources are
@@ -30,7 +34,8 @@ pub(crate) struct StudioArgs {
 /// included).
 pub(crate) struct Listener {
     socket: std::net::TcpListener,
-    token: Option<String>,
+    token: Option<skilldeck_studio::Token>,
+    limits: skilldeck_studio::ConnectionLimits,
 }
 
 /// Binds `args`' address.
@@ -39,11 +44,11 @@ pub(crate) struct Listener {
 ///
 /// The address is malformed, beyond loopback without a token, or cannot be bound.
 pub(crate) fn bind(args: &StudioArgs) -> anyhow::Result<Listener> {
-    let token = crate::serve::token(args.token.as_deref());
-    let addr = crate::serve::listen_addr("--listen", &args.listen, token.is_some())?;
+    let token = crate::http::token(args.token.as_deref())?;
+    let addr = crate::http::listen_addr("--listen", &args.listen, token.is_some())?;
     let socket = std::net::TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
     socket.set_nonblocking(true).context("cannot set the listening socket up")?;
-    Ok(Listener { socket, token })
+    Ok(Listener { socket, token, limits: args.connection.limits() })
 }
 
 /// Serves the Studio on `listener` until the process is interrupted.
@@ -54,7 +59,7 @@ pub(crate) fn run(
     profiles: Vec<AgentProfile>,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
-    let Listener { socket, token } = listener;
+    let Listener { socket, token, limits } = listener;
     let live = Arc::new(LiveCatalog::new(builder));
     let catalog = live.snapshot();
     crate::check_store(&catalog)?;
@@ -73,7 +78,8 @@ pub(crate) fn run(
         let interrupted = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        skilldeck_studio::serve(listener, studio, Access::new(local, token), interrupted).await.context("serve failed")
+        let access = Access::new(local, token);
+        skilldeck_studio::serve(listener, studio, access, limits, interrupted).await.context("serve failed")
     })?;
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(ExitCode::SUCCESS)

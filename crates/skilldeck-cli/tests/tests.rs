@@ -34,6 +34,9 @@ mod names;
 // Output that cannot be written (a full stderr, a closed pipe): an exit code, never a panic.
 mod output;
 
+// Blank and short tokens refused by serve --http and studio.
+mod tokens;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

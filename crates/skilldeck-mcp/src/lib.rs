@@ -73,6 +73,7 @@ pub use live::{Live, Watch, default_max_watches, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use ready::{INSTRUCTIONS_WAIT, loading_instructions};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, ProfileStore, SkillServer, TTL_MS};
+pub use skilldeck_http::{ConnectionLimits, Token, TokenError};
 pub use stdio::MAX_PENDING_ANSWERS;
 pub use wire::MAX_MESSAGE_BYTES;
 

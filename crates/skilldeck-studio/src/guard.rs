@@ -1,20 +1,26 @@
 //! What every request passes before a page sees it: `Host` and `Origin`
 //! (DNS rebinding and cross-site posts: 403), the token when one is set
-//! (401), the body size (413), and the double-submit CSRF token of every
+//! (401; a browser's `?token=` visit is exchanged for a session), the body's
+//! size (413) and deadline (408), and the double-submit CSRF token of every
 //! POST (403). It also hands pages their CSRF token and the flash a
-//! redirect left.
+//! redirect left. The connection limits in front of it are
+//! `skilldeck-http`'s, as `serve --http` has them.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use skilldeck_http::{BodyError, ConnectionLimits, Site, Token, constant_time_eq, read_body};
 
+use crate::flash::{CLEAR_FLASH, FLASH_COOKIE, decode_flash};
 use crate::form;
+use crate::session::{self, Sessions};
 
 /// The largest request body accepted: 1 MiB (a `SKILL.md` and its form).
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -22,23 +28,16 @@ pub const MAX_BODY_BYTES: usize = 1 << 20;
 /// The cookie holding the double-submit CSRF token.
 pub const CSRF_COOKIE: &str = "skilldeck_csrf";
 
-/// The cookie a browser keeps the token in, once given it as `?token=`.
-const TOKEN_COOKIE: &str = "skilldeck_token";
-
-/// The cookie carrying a flash across a redirect.
-pub(crate) const FLASH_COOKIE: &str = "skilldeck_flash";
-
 /// Who may reach the Studio: the address it listens on (which `Host`
 /// must name) and the token every request must carry, if any. Beyond
 /// loopback the command line requires a token, as `serve --http` does.
 #[derive(Clone, Debug)]
 pub struct Access {
-    /// The bound IP when it is a specific non-loopback address: clients
-    /// may name it in `Host`.
-    bound: Option<IpAddr>,
-    /// Bound to every interface: any `Host` is accepted (the token guards).
-    any_host: bool,
-    token: Option<String>,
+    site: Site,
+    token: Option<Token>,
+    /// The browsers that gave the token, by session id.
+    sessions: Arc<Sessions>,
+    body_timeout: Duration,
 }
 
 impl Access {
@@ -48,62 +47,18 @@ impl Access {
     /// let access = skilldeck_studio::Access::new("127.0.0.1:7676".parse().unwrap(), None);
     /// assert!(format!("{access:?}").contains("any_host: false"));
     /// ```
-    pub fn new(local: SocketAddr, token: Option<String>) -> Access {
-        let ip = local.ip();
-        Access {
-            bound: (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip),
-            any_host: ip.is_unspecified(),
-            token: token.filter(|t| !t.is_empty()),
-        }
+    pub fn new(local: SocketAddr, token: Option<Token>) -> Access {
+        Access { site: Site::new(local), token, sessions: Arc::default(), body_timeout: ConnectionLimits::BODY_TIMEOUT }
     }
 
-    fn host_allowed(&self, host: &str) -> bool {
-        if self.any_host || host == "localhost" {
-            return true;
-        }
-        match host.parse::<IpAddr>() {
-            Ok(ip) => ip.is_loopback() || Some(ip) == self.bound,
-            Err(_) => false,
-        }
+    /// The same policy, reading bodies within `deadline`.
+    pub(crate) fn body_timeout(self, deadline: Duration) -> Access {
+        Access { body_timeout: deadline, ..self }
     }
-
-    /// `Host` must name this server; an `Origin`, when sent, must be this
-    /// very `Host` (scheme http or https, same host and port).
-    fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), &'static str> {
-        let authority = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.parse::<axum::http::uri::Authority>().ok())
-            .ok_or("missing or malformed Host header")?;
-        if !self.host_allowed(&normalize(authority.host())) {
-            return Err("Host header is not allowed");
-        }
-        let Some(origin) = headers.get(header::ORIGIN) else {
-            return Ok(());
-        };
-        let same = origin
-            .to_str()
-            .ok()
-            .and_then(|o| o.parse::<axum::http::Uri>().ok())
-            .filter(|o| matches!(o.scheme_str(), Some("http" | "https")))
-            .and_then(|o| o.authority().cloned())
-            .is_some_and(|o| {
-                normalize(o.host()) == normalize(authority.host()) && o.port_u16() == authority.port_u16()
-            });
-        if same { Ok(()) } else { Err("Origin header is not allowed: cross-site requests are refused") }
-    }
-}
-
-fn normalize(host: &str) -> String {
-    host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase()
 }
 
 fn forbidden(why: &str) -> Response {
     (StatusCode::FORBIDDEN, format!("Forbidden: {why}\n")).into_response()
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The value of cookie `name` in the request's `Cookie` headers.
@@ -122,15 +77,8 @@ pub(crate) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> 
 #[derive(Clone, Debug)]
 pub(crate) struct Csrf(pub(crate) String);
 
-/// The flash a redirect left for this page: its text and whether it is an error.
-#[derive(Clone, Debug)]
-pub(crate) struct Flash {
-    pub(crate) text: String,
-    pub(crate) error: bool,
-}
-
-/// A fresh token: 32 random bytes, hex.
-fn new_token() -> String {
+/// 32 random bytes, hex: a CSRF token, a session id.
+pub(crate) fn random_hex() -> String {
     let mut bytes = [0u8; 32];
     // Without randomness there is no safe token: refuse to go on.
     #[allow(clippy::expect_used)]
@@ -148,13 +96,13 @@ pub(crate) fn wrap(routes: Router, access: Access) -> Router {
 }
 
 async fn check(State(access): State<Arc<Access>>, request: Request, next: Next) -> Response {
-    if let Err(why) = access.check_host_and_origin(request.headers()) {
+    if let Err(why) = access.site.check(request.headers()) {
         return forbidden(why);
     }
     if let Some(token) = &access.token {
-        match token_given(request.headers(), request.uri(), token) {
+        match token_given(&access, request.headers(), request.uri(), token) {
             Given::Yes => {}
-            Given::InQuery => return token_redirect(request.uri(), token),
+            Given::InQuery => return token_redirect(&access, request.headers(), request.uri()),
             Given::No => {
                 let mut response = (
                     StatusCode::UNAUTHORIZED,
@@ -167,15 +115,24 @@ async fn check(State(access): State<Arc<Access>>, request: Request, next: Next) 
         }
     }
     let cookie_token = cookie(request.headers(), CSRF_COOKIE).filter(|t| well_formed(t)).map(str::to_owned);
-    let flash = cookie(request.headers(), FLASH_COOKIE).map(decode_flash);
+    // Only a flash this process signed: any page of this host can set the cookie.
+    let flash = cookie(request.headers(), FLASH_COOKIE).and_then(decode_flash);
     let (parts, body) = request.into_parts();
     let request = if parts.method == Method::POST {
         let declared = parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
             return too_large();
         }
-        let Ok(bytes) = to_bytes(body, MAX_BODY_BYTES).await else {
-            return too_large();
+        let bytes = match read_body(body, MAX_BODY_BYTES, access.body_timeout).await {
+            Ok(bytes) => bytes,
+            Err(BodyError::TooLarge(_)) => return too_large(),
+            Err(error @ BodyError::TooSlow(_)) => {
+                // The rest may never come: the connection goes too.
+                let mut response = (StatusCode::REQUEST_TIMEOUT, format!("Request Timeout: {error}\n")).into_response();
+                response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+                security_headers(response.headers_mut());
+                return response;
+            }
         };
         let given = match parts.headers.get("x-csrf-token") {
             Some(header) => header.to_str().ok().map(str::to_owned),
@@ -197,7 +154,7 @@ async fn check(State(access): State<Arc<Access>>, request: Request, next: Next) 
     } else {
         Request::from_parts(parts, body)
     };
-    let fresh = cookie_token.is_none().then(new_token);
+    let fresh = cookie_token.is_none().then(random_hex);
     let mut request = request;
     request.extensions_mut().insert(Csrf(cookie_token.or_else(|| fresh.clone()).unwrap_or_default()));
     let had_flash = flash.is_some();
@@ -218,10 +175,7 @@ async fn check(State(access): State<Arc<Access>>, request: Request, next: Next) 
         && is_get
         && !headers.get_all(header::SET_COOKIE).iter().any(|v| v.as_bytes().starts_with(FLASH_COOKIE.as_bytes()))
     {
-        headers.append(
-            header::SET_COOKIE,
-            HeaderValue::from_static("skilldeck_flash=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict"),
-        );
+        headers.append(header::SET_COOKIE, HeaderValue::from_static(CLEAR_FLASH));
     }
     security_headers(headers);
     response
@@ -263,49 +217,52 @@ enum Given {
 }
 
 /// Whether the request carries the token: `Authorization: Bearer` (as
-/// `serve --http` asks), the cookie a browser got, or `?token=` (a
-/// browser's first visit: answered with the cookie and a redirect).
-fn token_given(headers: &HeaderMap, uri: &axum::http::Uri, token: &str) -> Given {
-    let eq = |given: &str| constant_time_eq(given.as_bytes(), token.as_bytes());
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .map(str::trim);
-    if bearer.is_some_and(eq) || cookie(headers, TOKEN_COOKIE).map(form::decode).is_some_and(|c| eq(&c)) {
+/// `serve --http` asks), the cookie of a session this Studio opened, or
+/// `?token=` (a browser's first visit: answered with a session and a
+/// redirect).
+fn token_given(access: &Access, headers: &HeaderMap, uri: &axum::http::Uri, token: &Token) -> Given {
+    let session = cookie(headers, session::cookie_name(headers));
+    if token.in_bearer(headers) || session.is_some_and(|id| access.sessions.valid(id, Instant::now())) {
         return Given::Yes;
     }
     let query = uri.query().map(|q| form::parse(q.as_bytes())).unwrap_or_default();
-    if query.iter().any(|(k, v)| k == "token" && eq(v)) { Given::InQuery } else { Given::No }
+    if query.iter().any(|(k, v)| k == "token" && token.matches(v)) { Given::InQuery } else { Given::No }
 }
 
-/// 303 to the same path without `?token=`, setting the token cookie.
-fn token_redirect(uri: &axum::http::Uri, token: &str) -> Response {
+/// 303 to the same path without `?token=`, opening a session for the browser.
+fn token_redirect(access: &Access, headers: &HeaderMap, uri: &axum::http::Uri) -> Response {
     let mut response = (StatusCode::SEE_OTHER, "").into_response();
-    let location = HeaderValue::from_str(uri.path()).unwrap_or(HeaderValue::from_static("/"));
+    let location = HeaderValue::from_str(&own_path(uri.path())).unwrap_or(HeaderValue::from_static("/"));
     response.headers_mut().insert(header::LOCATION, location);
-    let cookie = format!("{TOKEN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict", form::encode(token));
-    if let Ok(value) = HeaderValue::from_str(&cookie) {
+    let id = access.sessions.open(Instant::now());
+    if let Ok(value) = HeaderValue::from_str(&session::set_cookie(headers, &id)) {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
     security_headers(response.headers_mut());
     response
 }
 
-/// A flash as a cookie value: `ok:` or `error:`, then the text percent-encoded.
-pub(crate) fn encode_flash(text: &str, error: bool) -> String {
-    format!(
-        "{FLASH_COOKIE}={}{}; Path=/; HttpOnly; SameSite=Strict",
-        if error { "error:" } else { "ok:" },
-        form::encode(text)
-    )
+/// `path` as a path of this Studio: its leading slashes and backslashes
+/// made one slash. `//evil.example/` (and `/\evil.example`, which browsers
+/// read alike) would be another site's address in a `Location`.
+fn own_path(path: &str) -> String {
+    format!("/{}", path.trim_start_matches(['/', '\\']))
 }
 
-fn decode_flash(value: &str) -> Flash {
-    let (error, text) = match value.split_once(':') {
-        Some(("error", text)) => (true, text),
-        Some((_, text)) => (false, text),
-        None => (false, value),
-    };
-    Flash { text: form::decode(text), error }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_stay_on_this_studio() {
+        assert_eq!(own_path("/skills"), "/skills");
+        assert_eq!(own_path("/"), "/");
+        assert_eq!(own_path(""), "/");
+        assert_eq!(own_path("//evil.example/"), "/evil.example/");
+        assert_eq!(own_path("///evil.example"), "/evil.example");
+        assert_eq!(own_path("/\\evil.example"), "/evil.example");
+        assert_eq!(own_path("/\\/evil.example/x"), "/evil.example/x");
+        assert_eq!(own_path("\\\\evil.example"), "/evil.example");
+        assert_eq!(own_path("/a//b"), "/a//b");
+    }
 }

@@ -12,7 +12,10 @@
 //! adds validation as you type. Every POST is checked for a double-submit
 //! CSRF token, every request for its `Host` and `Origin`, bodies over
 //! [`MAX_BODY_BYTES`] are refused with 413, and with a token (required
-//! beyond loopback) every request must carry it.
+//! beyond loopback) every request must carry it, or the cookie of a
+//! session a `?token=` visit opened. In front of all that, the connection
+//! guard `serve --http` has too (`skilldeck-http`): head, body and write
+//! deadlines and connection caps ([`ConnectionLimits`]).
 //!
 //! # Example
 //!
@@ -28,7 +31,8 @@
 //! let studio = Studio::new(live, Some(store));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let access = Access::new(listener.local_addr()?, None);
-//! skilldeck_studio::serve(listener, studio, access, std::future::pending()).await
+//! let limits = skilldeck_studio::ConnectionLimits::default();
+//! skilldeck_studio::serve(listener, studio, access, limits, std::future::pending()).await
 //! # }
 //! ```
 
@@ -40,16 +44,19 @@ use axum::routing::{get, post};
 use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, LiveCatalog};
 
+mod flash;
 mod follow;
 mod form;
 mod guard;
 mod markdown;
 mod pages;
+mod session;
 mod source;
 mod views;
 
 pub use follow::{Following, STORE_POLL};
 pub use guard::{Access, CSRF_COOKIE, MAX_BODY_BYTES};
+pub use skilldeck_http::{ConnectionLimits, Token, TokenError};
 pub use source::{TEMPLATE_NAME, reconstruct, template};
 
 /// Skills per page of the skill list.
@@ -86,7 +93,8 @@ impl Studio {
         Studio { inner: Arc::new(inner) }
     }
 
-    /// The application: every route, behind the [`Access`] checks.
+    /// The application: every route, behind the [`Access`] checks (bodies
+    /// read within [`ConnectionLimits::BODY_TIMEOUT`]).
     pub fn router(&self, access: Access) -> Router {
         let routes = Router::new()
             .route("/", get(pages::root))
@@ -113,20 +121,23 @@ impl Studio {
     }
 }
 
-/// Serves the Studio on `listener` until `shutdown` completes.
+/// Serves the Studio on `listener` under `limits` (the connection guard
+/// `serve --http` has too) until `shutdown` completes.
 ///
 /// # Errors
 ///
-/// The listener's I/O error, if serving fails.
+/// None yet: every connection's failure is that connection's. The result
+/// is kept for errors serving may come to have.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     studio: Studio,
     access: Access,
+    limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = studio.router(access);
+    let app = studio.router(access.body_timeout(limits.body_timeout));
     let following = studio.follow();
-    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+    skilldeck_http::serve(listener, app, limits, shutdown).await;
     drop(following);
-    served
+    Ok(())
 }

@@ -19,8 +19,9 @@ use skilldeck::store::{Precondition, SkillStore, StoreError};
 use skilldeck::validate::{Check, Validator};
 use skilldeck::{AgentProfile, Budget, Catalog, Eager, NameError, NameKind, Origin, Skill, Source, check_name, render};
 
+use crate::flash::{Flash, encode_flash};
 use crate::form::{self, encode};
-use crate::guard::{Csrf, Flash, encode_flash};
+use crate::guard::Csrf;
 use crate::source::{TEMPLATE_NAME, reconstruct, template};
 use crate::views::{
     AgentPage, AgentRow, AgentsPage, Choice, Chrome, DiagnosticRow, DiffLine, DiffPage, EditorPage, ErrorPage, Grid,

@@ -6,7 +6,7 @@ use askama::Template;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::guard::Flash;
+use crate::flash::Flash;
 
 /// What every page carries: the CSRF token for its forms, the flash, and
 /// whether saving is possible at all.

@@ -3,7 +3,7 @@
 
 use axum::body::Body;
 use axum::http::{Request, header};
-use skilldeck_studio::Access;
+use skilldeck_studio::{Access, Token};
 
 use crate::{Backend, Fixture, HOST, disk_skill, encode_form};
 
@@ -202,18 +202,87 @@ fn bodies_over_one_mebibyte_are_refused() {
     assert_eq!(f.post("/skills", &[("name", "fits"), ("content", &fits), ("began", "")]).status, 303);
 }
 
+const TOKEN: &str = "s3cret-s3cret-s3cret";
+
+fn guarded() -> Fixture {
+    let access = Access::new("0.0.0.0:7676".parse().unwrap(), Some(Token::new(TOKEN).unwrap()));
+    Fixture::with_access(Backend::Memory, |_| {}, access).unwrap()
+}
+
 #[test]
 fn a_token_is_asked_when_set() {
-    let access = Access::new("0.0.0.0:7676".parse().unwrap(), Some("s3cret".into()));
-    let f = Fixture::with_access(Backend::Memory, |_| {}, access).unwrap();
+    let f = guarded();
     let denied = f.get("/skills");
     assert_eq!(denied.status, 401);
-    let opened = f.get("/skills?token=s3cret");
+    let opened = f.get(&format!("/skills?token={TOKEN}"));
     assert_eq!((opened.status, opened.location()), (303, "/skills"));
-    assert_eq!(f.get("/skills").status, 200, "the cookie carries it from then on");
-    let bearer =
-        Request::get("/skills").header(header::HOST, "skills.example").header(header::AUTHORIZATION, "Bearer s3cret");
+    assert_eq!(f.get("/skills").status, 200, "the session cookie carries it from then on");
+    let bearer = Request::get("/skills")
+        .header(header::HOST, "skills.example")
+        .header(header::AUTHORIZATION, "Bearer s3cret-s3cret-s3cret");
     assert_eq!(f.send(bearer.body(Body::empty()).unwrap()).status, 200);
     let wrong = Request::get("/skills?token=nope").header(header::HOST, "skills.example");
     assert_eq!(f.send(wrong.body(Body::empty()).unwrap()).status, 401);
+}
+
+/// Cookies reach every port of the host: what a browser keeps must not be
+/// the token (which `serve --http` may share), only a session of this Studio.
+#[test]
+fn the_token_is_exchanged_for_a_session_never_kept_in_a_cookie() {
+    let f = guarded();
+    let opened = f.get(&format!("/?token={TOKEN}"));
+    let cookies: Vec<&str> = opened.headers.get_all(header::SET_COOKIE).iter().map(|v| v.to_str().unwrap()).collect();
+    assert_eq!(cookies.len(), 1, "{cookies:?}");
+    assert!(!cookies[0].contains(TOKEN), "{}", cookies[0]);
+    let id = cookies[0].strip_prefix("skilldeck_session=").unwrap().split(';').next().unwrap();
+    assert!(id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    assert!(cookies[0].ends_with("; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict"), "{}", cookies[0]);
+    let with_cookie = |cookie: &str| {
+        let request = Request::get("/skills").header(header::HOST, HOST).header(header::COOKIE, cookie);
+        f.send(request.body(Body::empty()).unwrap()).status
+    };
+    assert_eq!(with_cookie(&format!("skilldeck_session={id}")), 200);
+    // The token itself is no cookie, nor is a session this Studio never opened.
+    assert_eq!(with_cookie(&format!("skilldeck_token={TOKEN}")), 401);
+    assert_eq!(with_cookie(&format!("skilldeck_session={TOKEN}")), 401);
+    assert_eq!(with_cookie(&format!("skilldeck_session={}", "a".repeat(64))), 401);
+    // Behind a TLS proxy the cookie gets the __Host- rules.
+    let request = Request::get(format!("/?token={TOKEN}"))
+        .header(header::HOST, "skills.example")
+        .header("x-forwarded-proto", "https");
+    let secure = f.send(request.body(Body::empty()).unwrap());
+    let cookie = secure.headers[header::SET_COOKIE].to_str().unwrap();
+    assert!(cookie.starts_with("__Host-skilldeck_session=") && cookie.ends_with("; Secure"), "{cookie}");
+}
+
+#[test]
+fn a_token_redirect_stays_on_this_studio() {
+    let f = guarded();
+    for (path, to) in [
+        ("//evil.example/", "/evil.example/"),
+        ("///evil.example", "/evil.example"),
+        ("/%5Cevil.example", "/%5Cevil.example"),
+        ("/skills/x", "/skills/x"),
+    ] {
+        // Each a first visit: no session cookie yet.
+        let request = Request::get(format!("{path}?token={TOKEN}")).header(header::HOST, HOST);
+        let opened = f.send(request.body(Body::empty()).unwrap());
+        assert_eq!((opened.status, opened.location()), (303, to), "{path}");
+    }
+}
+
+#[test]
+fn a_flash_this_studio_did_not_sign_is_not_shown() {
+    let f = fixture();
+    f.csrf();
+    let forged = |value: &str| {
+        let cookie = format!("{}; skilldeck_flash={value}", f.cookies());
+        let request = Request::get("/skills").header(header::HOST, HOST).header(header::COOKIE, cookie);
+        f.send(request.body(Body::empty()).unwrap())
+    };
+    forged("error:Your%20store%20is%20broken%3A%20call%20555-0100").lacks("555-0100").lacks("flash error");
+    forged(&format!("{}error:Call%20555-0100", "0".repeat(64))).lacks("555-0100");
+    // A genuine one still shows, once.
+    let saved = f.post("/skills", &[("name", "ok"), ("content", GOOD), ("began", "")]);
+    f.follow(&saved).has("<div class=\"flash\" role=\"status\">Skill saved.</div>");
 }
