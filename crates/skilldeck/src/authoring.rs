@@ -136,7 +136,7 @@ pub fn check_skill_md(content: &str) -> Result<(), AuthoringError> {
     if !matches!(frontmatter::fences(bytes.strip_prefix(BOM).unwrap_or(bytes)), Fences::Closed { .. }) {
         return Err(AuthoringError::MissingFrontmatter);
     }
-    let origin = Origin::Store { agent: None };
+    let origin = Origin::Store { agent: None, dir: None };
     let mode = FrontmatterMode::Lenient;
     match read::parse(bytes, true, String::new(), origin, DEFAULT_MAX_FRONTMATTER, mode) {
         Ok(_) => Ok(()),
