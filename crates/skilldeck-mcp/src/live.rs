@@ -49,8 +49,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use skilldeck::{Catalog, Origin, Skill};
 use skilldeck::store::SkillStore;
+use skilldeck::{Catalog, Origin, Skill};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 

@@ -348,7 +348,9 @@ fn entry(
     let uri = format!("{base}/{SKILL_MD}");
     let mut refused = Vec::new();
     let (files, frontmatter) = match (skill.origin(), skill.dir()) {
-        (Origin::Fs { dir, .. }, _) => (disk_files(catalog, skill, dir, &base, None, &mut refused)?, json_object(skill)),
+        (Origin::Fs { dir, .. }, _) => {
+            (disk_files(catalog, skill, dir, &base, None, &mut refused)?, json_object(skill))
+        }
         (Origin::Store { .. }, dir) => {
             let text = skill.record().unwrap_or_default();
             Refusal::check_size(skill.location(), text.len() as u64).map_err(|e| e.to_string())?;
@@ -514,24 +516,13 @@ fn listing(
 /// that string, else JSON-quoted), `description` as a JSON string (a valid
 /// YAML double-quoted scalar; no line when absent), then the content.
 pub(crate) fn data_skill_md(name: &str, description: Option<&str>, content: &str) -> String {
-    let mut text = format!("---\nname: {}\n", yaml_scalar(name));
+    let mut text = format!("---\nname: {}\n", skilldeck::yaml_scalar(name));
     if let Some(description) = description {
         text.push_str(&format!("description: {}\n", Value::String(description.to_owned())));
     }
     text.push_str("---\n");
     text.push_str(content);
     text
-}
-
-/// `name` as a YAML scalar that reads back as the same string under YAML 1.1
-/// and 1.2: plain for a lowercase identifier that is no keyword, JSON-quoted
-/// otherwise.
-fn yaml_scalar(text: &str) -> String {
-    const KEYWORDS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
-    let plain = text.starts_with(|c: char| c.is_ascii_lowercase())
-        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !KEYWORDS.contains(&text);
-    if plain { text.to_owned() } else { Value::String(text.to_owned()).to_string() }
 }
 
 /// What the Skills extension and a read need to know of a file's bytes.
