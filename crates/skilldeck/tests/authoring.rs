@@ -41,7 +41,7 @@ fn a_rename_moves_the_record_its_own_versions_and_the_profiles() {
     let (_tree, store, live) = fixture();
     let began = Precondition::Unchanged(md("pedido", "v3"));
     let renamed = live.rename_skill(" pedido ", "order", &began).unwrap();
-    assert_eq!(renamed.record.unwrap().content, md("order", "v3"));
+    assert_eq!(renamed.record.content, md("order", "v3"));
     assert_eq!((renamed.own_versions, renamed.profiles), (vec!["bia".to_owned()], vec!["bia".into(), "chef".into()]));
     // The history came along, the old text (with its old name) heading it.
     let history: Vec<String> = store.versions("order", None).unwrap().into_iter().map(|v| v.content).collect();

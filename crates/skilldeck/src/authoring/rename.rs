@@ -11,11 +11,11 @@ use crate::text::yaml_scalar;
 use super::{AuthoringError, check_skill_md, presence};
 
 /// What [`LiveCatalog::rename_skill`] moved besides the shared record.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Renamed {
     /// The shared record under its new name.
-    pub record: Option<Record>,
+    pub record: Record,
     /// The agents whose own version moved with it.
     pub own_versions: Vec<String>,
     /// The agents whose profile named the skill (allowed or eager) and now
@@ -123,7 +123,7 @@ impl LiveCatalog {
         let not_found = || AuthoringError::NotFound { name: from.to_owned(), agent: None };
         let shared = store.get(from, None)?.ok_or_else(not_found)?;
         if from == to {
-            return Ok(Renamed { record: Some(shared), ..Renamed::default() });
+            return Ok(Renamed { record: shared, own_versions: Vec::new(), profiles: Vec::new() });
         }
         let catalog = self.snapshot();
         let shadowed = catalog.shadowed().iter().map(|s| &s.skill);
@@ -146,8 +146,8 @@ impl LiveCatalog {
                 own.push((rewrite(&record.content)?, Precondition::Unchanged(record.content), agent));
             }
         }
-        let mut renamed =
-            Renamed { record: Some(store.rename(from, to, &text, None, precondition)?), ..Renamed::default() };
+        let record = store.rename(from, to, &text, None, precondition)?;
+        let mut renamed = Renamed { record, own_versions: Vec::new(), profiles: Vec::new() };
         let moved = move_own_versions(&*store, from, to, own, &mut renamed);
         let profiles = rename_in_profiles(&*store, from, to).map(|changed| renamed.profiles = changed);
         self.reload();
