@@ -116,5 +116,5 @@ def test_a_newline_in_a_file_name_does_not_split_log_lines(tmp_path: Path) -> No
     left_out = [line for line in lines if "file of a skill not served" in line]
     assert left_out == [
         f'skilldeck: warning: file of a skill not served skill="evil" '
-        f'reason="{skill}/x\\nskilldeck: forged line leads outside every root (to {outside.resolve()})"'
+        f'reason="{skill}/x\\nskilldeck: forged line leads outside its root (to {outside.resolve()})"'
     ], lines

@@ -14,7 +14,7 @@ import mcp_types as t
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from support import MAIN_TREE, all_resources, connect, skill_uri, skills_list_pages, write_tree
+from support import MAIN_TREE, all_resources, connect, run_cli, skill_uri, skills_list_pages, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -140,3 +140,32 @@ async def test_odd_skill_names_never_escape(tmp_path: Path) -> None:
         for name in ODD_NAMES:
             result = await client.call_tool("skill", {"name": name})
             assert not result.is_error, name
+
+
+async def test_a_store_record_over_a_disk_skill_serves_its_files(tmp_path: Path) -> None:
+    """A record that takes a disk skill's place (a Studio save, `store write`) is that
+    skill's SKILL.md; the files beside it stay served from the disk skill's directory, as
+    `skilldeck load` lists them, and only those."""
+    root = write_tree(tmp_path / "skills", {
+        "pdf": {"SKILL.md": md("pdf"), "reference/fields.md": b"# Fields\n", "bin/x.dat": bytes(range(256))},
+        "solo-disk": {"SKILL.md": md("solo-disk")},
+    })
+    store = tmp_path / "store.sqlite"
+    edited = tmp_path / "pdf.md"
+    edited.write_bytes(md("pdf").replace(b"Body of pdf.", b"Edited: read reference/fields.md."))
+    run_cli("store", "write", "pdf", "--file", str(edited), "--store", str(store), check=True)
+    args = ["--root", str(root), "--store", str(store)]
+    async with connect("stdio", "auto", args) as client:
+        listed = sorted(str(r.uri) for r in await all_resources(client) if str(r.uri).startswith("skill://pdf/"))
+        assert listed == [skill_uri("pdf", "SKILL.md"), skill_uri("pdf", "bin/x.dat"), skill_uri("pdf", "reference/fields.md")]
+        assert raw((await client.read_resource(skill_uri("pdf"))).contents[0]) == edited.read_bytes()
+        for rel in ("reference/fields.md", "bin/x.dat"):
+            assert raw((await client.read_resource(skill_uri("pdf", rel))).contents[0]) == (root / "pdf" / rel).read_bytes()
+        entries = {e["frontmatter"]["name"]: e for p in await skills_list_pages(client) for e in p["skills"]}
+        assert sorted(r["uri"] for r in entries["pdf"]["resources"]) == listed
+        called = await client.call_tool("skill", {"name": "pdf"})
+        text = called.content[0].text
+    load = run_cli("load", "pdf", *args, check=True).stdout.decode()
+    assert text == load
+    assert f"<file>{root / 'pdf' / 'reference' / 'fields.md'}</file>" in load, load
+    assert "Edited: read reference/fields.md." in load

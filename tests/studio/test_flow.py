@@ -1,7 +1,7 @@
 """The Studio's whole authoring flow in a real browser, on SQLite and on PostgreSQL:
 create a skill from the template, see a validation error appear on its line while
 typing, save, edit, see the versions and the diff, restore, create agents and give
-the skill to one as always-on (checked with `skilldeck inject` and the agent's
+the skill to one as eager (always in its prompt) (checked with `skilldeck inject` and the agent's
 preview, whose level 1 is `skilldeck prompt`'s), narrow another's allowlist, specialise it for
 another (checked with `skilldeck load --agent`), remove the specialisation, and hit
 the conflict of two pages editing one skill. Every page is screenshotted and run
@@ -59,7 +59,7 @@ def test_authoring_flow(setup: Setup, context: Any, pages: Pages, tmp_path: Path
     row = page.locator("table#skills tr", has=page.locator(f'a[href="/skills/{DISK_SKILL}"]'))
     expect(row).to_have_count(1)
     expect(row).to_contain_text("A skill read from the --root directory.")
-    expect(row).to_contain_text("disk")
+    expect(row).to_contain_text("fs")
     pages.shot(page, "list")
 
     # A new skill from Insika's template.
@@ -117,9 +117,11 @@ def test_authoring_flow(setup: Setup, context: Any, pages: Pages, tmp_path: Path
 
     # Restore version 1 from the editor's history.
     page.goto(base + f"/skills/{NAME}")
+    saved_at = page.locator(f'#history form[action="/skills/{NAME}/versions/1/restore"] input[name="at"]').input_value()
+    expect(page.locator("#history li").nth(1)).to_contain_text(f"Saved {saved_at}, the oldest kept")
     submit(page, f'#history form[action="/skills/{NAME}/versions/1/restore"] button.restore')
     assert page.url == base + f"/skills/{NAME}"
-    assert flash(page) == "Version 1 restored."
+    assert flash(page) == f"The version saved {saved_at} is the current text again."
     assert page.input_value("#content") == V1
     expect(history_items(page)).to_have_count(3)
     pages.shot(page, "restored")

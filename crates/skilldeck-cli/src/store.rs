@@ -217,12 +217,7 @@ fn run_profile(
         ));
     }
     if delete {
-        let mut found = false;
-        store.update_profiles(&mut |all| {
-            found = all.iter().any(|p| p.id == id);
-            all.retain(|p| p.id != id);
-        })?;
-        return if found { Ok(json!({"id": id, "deleted": true})) } else { Err(not_found()) };
+        return skilldeck::authoring::delete_agent(store, id).map(|()| json!({"id": id, "deleted": true}));
     }
     if change.is_empty() {
         let profile = store.profiles()?.into_iter().find(|p| p.id == id).ok_or_else(not_found)?;

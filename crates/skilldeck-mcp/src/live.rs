@@ -49,8 +49,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use notify::event::{EventKind, MetadataKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use skilldeck::Catalog;
 use skilldeck::store::SkillStore;
+use skilldeck::{Catalog, Origin, Skill};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -350,8 +350,10 @@ fn set_up_first(
 /// The `SKILL.md` files the first catalog found (exposed, shadowed or
 /// skipped), made absolute as the watcher reports them.
 fn candidates(catalog: &Catalog) -> Vec<PathBuf> {
-    let exposed = catalog.skills().filter(|skill| skill.dir().is_some()).map(|skill| skill.location());
-    let shadowed = catalog.shadowed().iter().filter(|s| s.skill.dir().is_some()).map(|s| s.skill.location());
+    // A store record over a disk skill has no file of its own; that skill is among the shadowed.
+    let on_disk = |skill: &Skill| matches!(skill.origin(), Origin::Fs { .. });
+    let exposed = catalog.skills().filter(|skill| on_disk(skill)).map(|skill| skill.location());
+    let shadowed = catalog.shadowed().iter().filter(|s| on_disk(&s.skill)).map(|s| s.skill.location());
     let skipped = catalog.skips().iter().map(|skip| skip.location.as_str()).filter(|l| !l.starts_with("skill://"));
     let mut files: Vec<PathBuf> = exposed
         .chain(shadowed)

@@ -347,12 +347,20 @@ fn entry(
     let base = skill_base(name);
     let uri = format!("{base}/{SKILL_MD}");
     let mut refused = Vec::new();
-    let (files, frontmatter) = match skill.origin() {
-        Origin::Fs { dir, .. } => (disk_files(catalog, skill, dir, &base, &mut refused)?, json_object(skill)),
-        Origin::Store { .. } => {
+    let (files, frontmatter) = match (skill.origin(), skill.dir()) {
+        (Origin::Fs { dir, .. }, _) => {
+            (disk_files(catalog, skill, dir, &base, None, &mut refused)?, json_object(skill))
+        }
+        (Origin::Store { .. }, dir) => {
             let text = skill.record().unwrap_or_default();
             Refusal::check_size(skill.location(), text.len() as u64).map_err(|e| e.to_string())?;
-            (vec![memory_file(&uri, text.as_bytes())], json_object(skill))
+            let record = memory_file(&uri, text.as_bytes());
+            // A record over a disk skill: its SKILL.md, and that skill's other files.
+            let files = match dir {
+                Some(dir) => disk_files(catalog, skill, dir, &base, Some(record), &mut refused)?,
+                None => vec![record],
+            };
+            (files, json_object(skill))
         }
         // Data skills (and any origin without files): one SKILL.md made from the data.
         _ => {
@@ -394,12 +402,14 @@ fn json_object(skill: &Skill) -> Map<String, Value> {
 }
 
 /// The files of a disk skill that may be served (the rest go to `refused`),
-/// within the limits.
+/// within the limits; with `record` (a store record over the disk skill),
+/// that is its `SKILL.md` instead of the directory's.
 fn disk_files(
     catalog: &Catalog,
     skill: &Skill,
     dir: &Path,
     base: &str,
+    mut record: Option<File>,
     refused: &mut Vec<String>,
 ) -> Result<Vec<File>, String> {
     let confinement = skill.confinement().ok_or("it has no root to serve its files from")?;
@@ -408,14 +418,34 @@ fn disk_files(
     if let Some(limit) = walk.limit_hit {
         return Err(format!("the walk of its directory stopped at the {limit}, so its file list is incomplete"));
     }
-    let mut files = Vec::new();
+    let mut files: Vec<File> = Vec::new();
     let mut total = 0u64;
+    let mut add = |files: &mut Vec<File>, at: Option<usize>, file: File| {
+        if files.len() == MAX_FILES {
+            return Err(format!("it has more than {MAX_FILES} files (the Skills extension's limit)"));
+        }
+        total += file.size;
+        if total > MAX_BYTES {
+            return Err(format!(
+                "its files add up to more than {MAX_BYTES} bytes (16 MiB, the Skills extension's limit)"
+            ));
+        }
+        files.insert(at.unwrap_or(files.len()), file);
+        Ok(())
+    };
     for found in &walk.files {
+        let rel = found.rel_bytes();
+        if rel == SKILL_MD.as_bytes()
+            && let Some(record) = record.take()
+        {
+            add(&mut files, None, record)?;
+            continue;
+        }
         let size = match confinement.check_file(&found.path, walk.linked) {
             Ok(size) => size,
             // A file that vanished since the walk is simply not published.
             Err(Refusal::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => continue,
-            Err(refusal) if found.rel_bytes() == SKILL_MD.as_bytes() => {
+            Err(refusal) if rel == SKILL_MD.as_bytes() => {
                 return Err(format!("its SKILL.md is not served: {refusal}"));
             }
             Err(refusal) => {
@@ -423,26 +453,22 @@ fn disk_files(
                 continue;
             }
         };
-        if files.len() == MAX_FILES {
-            return Err(format!("it has more than {MAX_FILES} files (the Skills extension's limit)"));
-        }
-        total += size;
-        if total > MAX_BYTES {
-            return Err(format!(
-                "its files add up to more than {MAX_BYTES} bytes (16 MiB, the Skills extension's limit)"
-            ));
-        }
-        let rel = found.rel_bytes();
         let file_name = rel.rsplit(|&b| b == b'/').next().unwrap_or(rel);
         let mime = if rel == SKILL_MD.as_bytes() { Some("text/markdown") } else { mime::by_name(file_name) };
-        files.push(File {
+        let file = File {
             uri: file_uri(base, rel),
             // On Windows `\` separates; elsewhere it is part of a name.
             rel: if cfg!(windows) { found.rel_path().replace('\\', "/") } else { found.rel_path() },
             size,
             mime,
             source: Source::Disk(found.path.clone()),
-        });
+        };
+        add(&mut files, None, file)?;
+    }
+    // The disk skill's SKILL.md went since the catalog was built: the record's is still served.
+    if let Some(record) = record {
+        let at = files.partition_point(|f| f.rel.as_bytes() < SKILL_MD.as_bytes());
+        add(&mut files, Some(at), record)?;
     }
     Ok(files)
 }
@@ -490,24 +516,13 @@ fn listing(
 /// that string, else JSON-quoted), `description` as a JSON string (a valid
 /// YAML double-quoted scalar; no line when absent), then the content.
 pub(crate) fn data_skill_md(name: &str, description: Option<&str>, content: &str) -> String {
-    let mut text = format!("---\nname: {}\n", yaml_scalar(name));
+    let mut text = format!("---\nname: {}\n", skilldeck::yaml_scalar(name));
     if let Some(description) = description {
         text.push_str(&format!("description: {}\n", Value::String(description.to_owned())));
     }
     text.push_str("---\n");
     text.push_str(content);
     text
-}
-
-/// `name` as a YAML scalar that reads back as the same string under YAML 1.1
-/// and 1.2: plain for a lowercase identifier that is no keyword, JSON-quoted
-/// otherwise.
-fn yaml_scalar(text: &str) -> String {
-    const KEYWORDS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
-    let plain = text.starts_with(|c: char| c.is_ascii_lowercase())
-        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !KEYWORDS.contains(&text);
-    if plain { text.to_owned() } else { Value::String(text.to_owned()).to_string() }
 }
 
 /// What the Skills extension and a read need to know of a file's bytes.

@@ -176,7 +176,8 @@ impl PySkill {
         }
     }
 
-    /// A disk skill's directory; `None` otherwise.
+    /// The directory the skill's files are served from: a disk skill's, or
+    /// the disk skill's a store record took the place of; `None` otherwise.
     #[getter]
     fn dir(&self) -> Option<PathBuf> {
         self.skill.dir().map(PathBuf::from)

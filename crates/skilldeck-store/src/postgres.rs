@@ -638,6 +638,26 @@ impl SkillStore for PostgresStore {
         })
     }
 
+    fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        self.write_tx(async |tx| {
+            let (id, current) =
+                load(tx, from, agent).await?.ok_or_else(|| StoreError::NotFound { name: from.to_owned() })?;
+            may_write(from, agent, precondition, Some(&current.content))?;
+            let taken = load(tx, to, agent).await?;
+            may_write(to, agent, &Precondition::Absent, taken.as_ref().map(|(_, s)| s.content.as_str()))?;
+            // The row keeps its id, so its history (keyed by it) moves with it.
+            tx.execute("UPDATE skilldeck_skill SET name = $2 WHERE id = $1", &[&id, &to.as_bytes()]).await?;
+            put(tx, to, content.to_owned(), agent, Some((id, current))).await
+        })
+    }
+
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
         let (shared, scope_agent) = scope(agent);
         self.write_tx(async |tx| {

@@ -649,6 +649,29 @@ impl SkillStore for SqliteStore {
         })
     }
 
+    fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        self.write_tx(|tx| {
+            let (id, current) = load(tx, from, agent)?.ok_or_else(|| StoreError::NotFound { name: from.to_owned() })?;
+            may_write(from, agent, precondition, Some(&current.content))?;
+            may_write(
+                to,
+                agent,
+                &Precondition::Absent,
+                load(tx, to, agent)?.as_ref().map(|(_, s)| s.content.as_str()),
+            )?;
+            // The row keeps its id, so its history (keyed by it) moves with it.
+            tx.prepare_cached("UPDATE skill SET name = ?2 WHERE id = ?1")?.execute(params![id, to])?;
+            put(tx, to, content.to_owned(), agent, Some((id, current)))
+        })
+    }
+
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
         self.write_tx(|tx| {
             let deleted = tx

@@ -27,6 +27,14 @@ enum Op {
         name: usize,
         agent: usize,
     },
+    /// `began` as for `Write`, checked on `from`.
+    Rename {
+        from: usize,
+        to: usize,
+        content: u8,
+        agent: usize,
+        began: u8,
+    },
     Restore {
         name: usize,
         index: i64,
@@ -122,6 +130,8 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (name.clone(), 0..4_u8, agent.clone(), prop_oneof![4 => Just(0_u8), 1 => Just(1), 2 => 2..6_u8])
             .prop_map(|(name, content, agent, began)| Op::Write { name, content, agent, began }),
         1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Delete { name, agent }),
+        2 => (name.clone(), name.clone(), 0..4_u8, agent.clone(), prop_oneof![Just(0_u8), 2..6_u8])
+            .prop_map(|(from, to, content, agent, began)| Op::Rename { from, to, content, agent, began }),
         2 => (name.clone(), -1..4_i64, agent.clone()).prop_map(|(name, index, agent)| Op::Restore { name, index, agent }),
         1 => (name.clone(), agent.clone()).prop_map(|(name, agent)| Op::Get { name, agent }),
         1 => (name, agent.clone()).prop_map(|(name, agent)| Op::Versions { name, agent }),
@@ -146,15 +156,18 @@ fn versions(v: &[Version]) -> Vec<String> {
 /// What an operation shows, times left out, errors as their text.
 fn apply(store: &dyn SkillStore, op: &Op) -> Result<String, String> {
     let out = |r: Result<String, StoreError>| r.map_err(|e| e.to_string());
+    let precondition = |began: u8| match began {
+        0 => Precondition::Any,
+        1 => Precondition::Absent,
+        n => Precondition::Unchanged(format!("content {}", n - 2)),
+    };
     out(match *op {
-        Op::Write { name, content, agent, began } => {
-            let precondition = match began {
-                0 => Precondition::Any,
-                1 => Precondition::Absent,
-                n => Precondition::Unchanged(format!("content {}", n - 2)),
-            };
-            store.write(NAMES[name], &format!("content {content}"), AGENTS[agent], &precondition).map(|r| record(&r))
-        }
+        Op::Write { name, content, agent, began } => store
+            .write(NAMES[name], &format!("content {content}"), AGENTS[agent], &precondition(began))
+            .map(|r| record(&r)),
+        Op::Rename { from, to, content, agent, began } => store
+            .rename(NAMES[from], NAMES[to], &format!("content {content}"), AGENTS[agent], &precondition(began))
+            .map(|r| record(&r)),
         Op::Delete { name, agent } => store.delete(NAMES[name], AGENTS[agent]).map(|b| b.to_string()),
         Op::Restore { name, index, agent } => store.restore(NAMES[name], index, AGENTS[agent]).map(|r| record(&r)),
         Op::Get { name, agent } => {

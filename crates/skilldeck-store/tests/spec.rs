@@ -176,7 +176,37 @@ fn a_stale_edit_is_a_conflict_not_an_overwrite(fresh: &Fresh) {
     assert_eq!(store.get("pedido", Some("biro")).unwrap(), None);
 }
 
+/// A rename moves the record with its history in one step: the text before
+/// heads the history under the new key, the old key is free, and a rename
+/// onto a record, from nothing or from a stale edit changes nothing.
+fn a_rename_moves_the_record_with_its_history(fresh: &Fresh) {
+    let store = fresh.open();
+    store.write("pedido", "v1", Some("biro"), &Precondition::Any).unwrap();
+    store.write("pedido", "v2", Some("biro"), &Precondition::Any).unwrap();
+    store.write("pedido", "shared", None, &Precondition::Any).unwrap();
+    store.write("taken", "other", Some("biro"), &Precondition::Any).unwrap();
+    let onto = store.rename("pedido", "taken", "x", Some("biro"), &Precondition::Any).unwrap_err();
+    assert_eq!(onto.to_string(), "skill 'taken' already exists for agent 'biro'");
+    let stale = store.rename("pedido", "order", "x", Some("biro"), &Precondition::Unchanged("v1".into())).unwrap_err();
+    assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
+    let missing = store.rename("nothing", "order", "x", Some("biro"), &Precondition::Any).unwrap_err();
+    assert_eq!(missing.to_string(), "skill 'nothing' not found");
+    assert_eq!(store.names(Some("biro")).unwrap(), ["pedido", "taken"]);
+
+    let record = store.rename("pedido", "order", "v3", Some("biro"), &Precondition::Unchanged("v2".into())).unwrap();
+    assert_eq!(record.content, "v3");
+    assert_eq!(store.names(Some("biro")).unwrap(), ["order", "taken"]);
+    assert_eq!(store.get("pedido", Some("biro")).unwrap(), None);
+    assert_eq!(contents(&store.versions("order", Some("biro")).unwrap()), ["v2", "v1"]);
+    assert!(store.versions("pedido", Some("biro")).unwrap().is_empty());
+    // The other scope is left alone, and the old key takes a new record afresh.
+    assert_eq!(store.get("pedido", None).unwrap().unwrap().content, "shared");
+    store.write("pedido", "new", Some("biro"), &Precondition::Absent).unwrap();
+    assert!(store.versions("pedido", Some("biro")).unwrap().is_empty());
+}
+
 on_each_store!(
+    a_rename_moves_the_record_with_its_history,
     a_stale_edit_is_a_conflict_not_an_overwrite,
     s31_write_get_names_all,
     s32_versions_and_create_only,

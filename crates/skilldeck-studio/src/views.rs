@@ -72,10 +72,23 @@ pub(crate) struct Grid {
 }
 
 pub(crate) struct VersionRow {
-    pub(crate) index: usize,
     pub(crate) at: String,
+    /// Which it is in words: the newest earlier version, the oldest kept…
+    pub(crate) place: String,
     pub(crate) diff: String,
     pub(crate) restore: String,
+}
+
+/// What removes or renames a stored skill, on its editor.
+pub(crate) struct Manage {
+    pub(crate) delete: String,
+    pub(crate) rename: String,
+    /// The disk skill the record takes the place of: deleting reverts to it.
+    pub(crate) revert_to: Option<String>,
+    /// How many earlier versions go with a delete.
+    pub(crate) versions: usize,
+    /// Agents with an own version, which a delete leaves.
+    pub(crate) own: Vec<String>,
 }
 
 #[derive(Template)]
@@ -88,6 +101,8 @@ pub(crate) struct EditorPage {
     pub(crate) name_locked: bool,
     pub(crate) content: String,
     pub(crate) began: String,
+    /// Whether a save writes CRLF line breaks (the text had them).
+    pub(crate) crlf: bool,
     pub(crate) source_note: String,
     pub(crate) pill: Option<String>,
     pub(crate) theirs: Option<String>,
@@ -95,9 +110,14 @@ pub(crate) struct EditorPage {
     pub(crate) rendered: String,
     pub(crate) grid: Option<Grid>,
     pub(crate) history: Option<Vec<VersionRow>>,
+    /// When the current text was saved, for the history's heading.
+    pub(crate) current_at: Option<String>,
     pub(crate) previews: Vec<(String, String)>,
     pub(crate) remove: Option<String>,
     pub(crate) shared_href: Option<String>,
+    /// The skill's files page.
+    pub(crate) files: Option<String>,
+    pub(crate) manage: Option<Manage>,
 }
 
 pub(crate) struct AgentRow {
@@ -132,6 +152,7 @@ pub(crate) struct AgentPage {
     pub(crate) id: String,
     pub(crate) stored: bool,
     pub(crate) allowlist_action: String,
+    pub(crate) delete_action: String,
     pub(crate) all_skills: bool,
     pub(crate) skills: Vec<SkillBox>,
     pub(crate) own: Vec<(String, String)>,
@@ -157,12 +178,45 @@ pub(crate) struct DiffLine {
 pub(crate) struct DiffPage {
     pub(crate) chrome: Chrome,
     pub(crate) name: String,
-    pub(crate) index: usize,
     pub(crate) at: String,
+    pub(crate) place: String,
+    pub(crate) current_at: String,
     pub(crate) back: String,
     pub(crate) restore: String,
     pub(crate) lines: Vec<DiffLine>,
     pub(crate) same: bool,
+}
+
+pub(crate) struct FileRow {
+    pub(crate) rel: String,
+    /// The page showing it, when it may be read.
+    pub(crate) href: Option<String>,
+    pub(crate) size: String,
+    pub(crate) note: String,
+}
+
+#[derive(Template)]
+#[template(path = "files.html")]
+pub(crate) struct FilesPage {
+    pub(crate) chrome: Chrome,
+    pub(crate) name: String,
+    pub(crate) back: String,
+    pub(crate) note: String,
+    /// Why the list is incomplete, when the walk stopped at a limit.
+    pub(crate) cut: Option<String>,
+    pub(crate) rows: Vec<FileRow>,
+}
+
+#[derive(Template)]
+#[template(path = "file.html")]
+pub(crate) struct FilePage {
+    pub(crate) chrome: Chrome,
+    pub(crate) name: String,
+    pub(crate) rel: String,
+    pub(crate) back: String,
+    pub(crate) note: String,
+    /// The contents, when they are text small enough to show.
+    pub(crate) text: Option<String>,
 }
 
 #[derive(Template)]

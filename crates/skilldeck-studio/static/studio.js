@@ -1,6 +1,8 @@
 // skilldeck studio: validation as you type. The pages work without this
 // file; it only refreshes the editor's checks (POST /validate, debounced),
 // marks their lines in a line-number gutter, and saves on Ctrl+S / Cmd+S.
+// The editor wraps long lines; each gutter number is as tall as its line
+// wraps to, measured on a hidden copy of the text laid out the same way.
 "use strict";
 (function () {
   var editor = document.getElementById("editor");
@@ -13,15 +15,37 @@
   var bad = {};
   var timer = null;
   var sent = 0;
+  var mirror = null;
+
+  // The height each line takes in the editor, wrapped as the editor wraps it.
+  function lineHeights(lines) {
+    if (!mirror) {
+      mirror = document.createElement("div");
+      mirror.className = "mirror";
+      mirror.setAttribute("aria-hidden", "true");
+      content.parentNode.appendChild(mirror);
+    }
+    var style = getComputedStyle(content);
+    mirror.style.width = (content.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)) + "px";
+    var rows = lines.map(function (line) {
+      var row = document.createElement("div");
+      row.textContent = line === "" ? "\u200b" : line;
+      return row;
+    });
+    mirror.replaceChildren.apply(mirror, rows);
+    return rows.map(function (row) { return row.getBoundingClientRect().height; });
+  }
 
   function drawGutter() {
     if (!gutter) return;
-    var lines = content.value.split("\n").length;
+    var lines = content.value.split("\n");
+    var heights = lineHeights(lines);
     var out = [];
-    for (var i = 1; i <= lines; i++) {
+    for (var i = 1; i <= lines.length; i++) {
       var span = document.createElement("span");
       span.textContent = String(i);
       span.setAttribute("data-line", String(i));
+      span.style.height = heights[i - 1] + "px";
       if (bad[i]) span.className = bad[i];
       out.push(span);
     }
@@ -78,6 +102,8 @@
   content.addEventListener("input", later);
   if (nameInput) nameInput.addEventListener("input", later);
   content.addEventListener("scroll", function () { if (gutter) gutter.scrollTop = content.scrollTop; });
+  // A narrower or wider editor wraps differently.
+  if (window.ResizeObserver) new ResizeObserver(function () { drawGutter(); }).observe(content);
   // A diagnostic leads to its line.
   list.addEventListener("click", function (event) {
     var li = event.target.closest("li[data-line]");

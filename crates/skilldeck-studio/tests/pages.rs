@@ -49,8 +49,8 @@ fn the_list_shows_origins_skips_and_warnings() {
             .has("<main>")
             .has("<h1>Skills</h1>")
             .has("<a id=\"new-skill\" class=\"button\" href=\"/skills/new\">")
-            .has("<tr><td><a href=\"/skills/cardapio\">cardapio</a></td><td>o cardápio</td><td>disk</td></tr>")
-            .has("<tr><td><a href=\"/skills/pedido\">pedido</a></td><td>faz pedidos</td><td>store, over disk</td></tr>")
+            .has("<tr><td><a href=\"/skills/cardapio\">cardapio</a></td><td>o cardápio</td><td>fs</td></tr>")
+            .has("<tr><td><a href=\"/skills/pedido\">pedido</a></td><td>faz pedidos</td><td>store (over fs)</td></tr>")
             .has("<tr><td><a href=\"/skills/solo\">solo</a></td><td>only stored</td><td>store</td></tr>");
         let skips = &page.body[page.body.find("<section id=\"skips\"").unwrap()..];
         assert!(skips.contains("broken/SKILL.md</code>: missing-name"), "{skips}");
@@ -90,7 +90,7 @@ fn a_new_skill_starts_from_the_template_and_saves() {
     on_each_store(|f| {
         let page = f.get("/skills/new");
         assert_eq!(page.status, 200);
-        assert_eq!(unescape(&textarea(&page.body)), skilldeck_studio::template("my-skill"));
+        assert_eq!(unescape(&textarea(&page.body)), skilldeck_studio::template("my-skill", "skill"));
         page.has("<form id=\"editor\" method=\"post\" action=\"/skills\">")
             .has("<input type=\"hidden\" name=\"began\" value=\"\">")
             .has("<button id=\"save\" type=\"submit\">");
@@ -143,16 +143,17 @@ fn a_refused_save_keeps_the_text() {
 }
 
 #[test]
-fn the_editor_of_a_disk_skill_is_its_reconstruction() {
+fn the_editor_of_a_disk_skill_is_its_file_as_it_is() {
     on_each_store(|f| {
         let page = f.get("/skills/cardapio");
         assert_eq!(
             unescape(&textarea(&page.body)),
-            "---\nname: cardapio\ndescription: o cardápio\ntriggers: devolucao\ncompanions: query\n---\n\ncorpo\n"
+            std::fs::read_to_string(f.root.path().join("cardapio/SKILL.md")).unwrap(),
+            "every byte of the file, not a rebuild from its parsed fields"
         );
         assert_eq!(began(&page.body), "", "no store record yet: a save creates one");
         let unknown = f.get("/skills/nothing-here");
-        assert_eq!(unescape(&textarea(&unknown.body)), skilldeck_studio::template("nothing-here"));
+        assert_eq!(unescape(&textarea(&unknown.body)), skilldeck_studio::template("nothing-here", "skill"));
     });
 }
 
@@ -187,7 +188,7 @@ fn history_diff_and_restore() {
         let page = f.get("/skills/pedido");
         let history = &page.body[page.body.find("<section id=\"history\"").unwrap()..];
         assert_eq!(history.matches("<li>").count(), 1, "{history}");
-        assert!(history.contains("<a href=\"/skills/pedido/versions/0\">diff</a>"));
+        assert!(history.contains("<a href=\"/skills/pedido/versions/0\">compare with the current text</a>"));
         assert!(history.contains("action=\"/skills/pedido/versions/0/restore\""));
         assert!(history.contains("<button class=\"restore\" type=\"submit\">"));
         let diff = f.get("/skills/pedido/versions/0");
@@ -197,9 +198,12 @@ fn history_diff_and_restore() {
             .has("<ins>+ Peça depressa.</ins>")
             .has("<span>  name: pedido</span>");
         assert_eq!(f.get("/skills/pedido/versions/7").status, 404);
+        let at = f.store.versions("pedido", None).unwrap()[0].at.clone();
         let restored = f.post("/skills/pedido/versions/0/restore", &[]);
         assert_eq!((restored.status, restored.location()), (303, "/skills/pedido"));
-        f.follow(&restored).has("<div class=\"flash\" role=\"status\">Version 0 restored.</div>");
+        f.follow(&restored).has(&format!(
+            "<div class=\"flash\" role=\"status\">The version saved {at} is the current text again.</div>"
+        ));
         assert_eq!(f.store.get("pedido", None).unwrap().unwrap().content, PEDIDO);
         assert_eq!(f.live.snapshot().get("pedido").unwrap().body().unwrap(), "Peça com calma.\n");
     });
@@ -266,7 +270,7 @@ fn the_agent_grid_sets_who_may_use_the_skill() {
 #[test]
 fn specialize_edit_and_remove() {
     with_profiles(|f| {
-        // From a disk skill: the reconstruction keeps triggers and companions.
+        // From a disk skill: its file's text, every key of it.
         let answer = f.post("/skills/cardapio/specialize", &[("agent_id", "chef")]);
         assert_eq!((answer.status, answer.location()), (303, "/agents/chef/skills/cardapio"));
         let own = f.follow(&answer);
@@ -274,11 +278,10 @@ fn specialize_edit_and_remove() {
             .has("<span class=\"pill\">specialized for chef</span>")
             .has("<form id=\"remove-specialization\" method=\"post\" action=\"/agents/chef/skills/cardapio/delete\">");
         let seed = f.store.get("cardapio", Some("chef")).unwrap().unwrap().content;
-        assert!(
-            seed.contains("triggers: devolucao\n") && seed.contains("companions: query\n") && seed.contains("corpo")
-        );
+        assert_eq!(seed, std::fs::read_to_string(f.root.path().join("cardapio/SKILL.md")).unwrap());
         // The shared page links the agent's own version.
-        f.get("/skills/cardapio").has("<a href=\"/agents/chef/skills/cardapio\">own version</a>");
+        f.get("/skills/cardapio")
+            .has("<a href=\"/agents/chef/skills/cardapio\"><span class=\"sr\">chef: </span>its own version</a>");
         // Specialising again never overwrites the agent's text.
         let again = f.post("/skills/cardapio/specialize", &[("agent_id", "chef")]);
         f.follow(&again).has("role=\"alert\">skill &#39;cardapio&#39; already exists for agent &#39;chef&#39;</div>");
@@ -296,11 +299,11 @@ fn specialize_edit_and_remove() {
         );
         // Its own history: a diff and a restore of the agent's record only.
         let own = f.get("/agents/chef/skills/cardapio");
-        own.has("<a href=\"/agents/chef/skills/cardapio/versions/0\">diff</a>");
+        own.has("<a href=\"/agents/chef/skills/cardapio/versions/0\">compare with the current text</a>");
         f.get("/agents/chef/skills/cardapio/versions/0").has("<del>- corpo</del>").has("<ins>+ só do chef</ins>");
         let restored = f.post("/agents/chef/skills/cardapio/versions/0/restore", &[]);
         assert_eq!((restored.status, restored.location()), (303, "/agents/chef/skills/cardapio"));
-        f.follow(&restored).has("role=\"status\">Version 0 restored.</div>");
+        f.follow(&restored).has("role=\"status\">The version saved ").has(" is the current text again.</div>");
         assert_eq!(f.store.get("cardapio", Some("chef")).unwrap().unwrap().content, seed);
         // A tab still holding the text before the restore is refused.
         let stale =

@@ -23,6 +23,9 @@ use tower::ServiceExt;
 // Every route, its flash texts and the editor's sources.
 mod pages;
 
+// A save keeps everything; delete, revert, rename, files, agent delete, history words.
+mod manage;
+
 // CSRF, Host and Origin, escaping, the URL rule, the size limit, the token.
 mod safety;
 

@@ -14,6 +14,10 @@ use crate::source::read;
 use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 use crate::store::{Precondition, Record, SkillStore, StoreError};
 
+mod rename;
+
+pub use rename::{Renamed, with_name};
+
 /// Why an authoring command refused or failed. The texts are Insika's, but
 /// for [`AuthoringError::NameMismatch`], which Insika does not have.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +64,24 @@ pub enum AuthoringError {
         /// The agent id asked for.
         id: String,
     },
+    /// A rename's new name is another skill's (409): `a skill named
+    /// '<name>' already exists (<location>)`.
+    #[error("a skill named '{name}' already exists ({location})")]
+    NameTaken {
+        /// The name asked for.
+        name: String,
+        /// Where the skill that has it is.
+        location: String,
+    },
+    /// A rename could not change the text's frontmatter `name` in place
+    /// (422): it is not a one-line value.
+    #[error(
+        "the frontmatter `name` of '{name}' is not a one-line value, so it cannot be changed in place: change it in the text and save the skill under the new name"
+    )]
+    NameNotRewritable {
+        /// The skill whose text it is.
+        name: String,
+    },
     /// The live catalog was built without a store, so there is nothing to
     /// write to.
     #[error("the catalog has no skill store to write to")]
@@ -80,6 +102,7 @@ impl AuthoringError {
                 | AuthoringError::MissingName
                 | AuthoringError::NameMismatch { .. }
                 | AuthoringError::Unloadable(_)
+                | AuthoringError::NameNotRewritable { .. }
         )
     }
 }
@@ -161,7 +184,7 @@ fn skill_md_name(content: &str) -> Result<String, AuthoringError> {
     if !matches!(frontmatter::fences(bytes.strip_prefix(BOM).unwrap_or(bytes)), Fences::Closed { .. }) {
         return Err(AuthoringError::MissingFrontmatter);
     }
-    let origin = Origin::Store { agent: None };
+    let origin = Origin::Store { agent: None, dir: None };
     let mode = FrontmatterMode::Lenient;
     match read::parse(bytes, true, String::new(), origin, DEFAULT_MAX_FRONTMATTER, mode) {
         Ok((skill, _)) => Ok(skill.name().to_owned()),
@@ -406,6 +429,41 @@ pub fn update_agent(store: &dyn SkillStore, id: &str, skills: Option<Vec<String>
         None => profiles.push(AgentProfile { skills: skills.clone(), ..AgentProfile::new(id) }),
     })?;
     Ok(())
+}
+
+/// Deletes agent `id`'s profile, with its history, from the profiles
+/// `store` keeps (`skilldeck store profile ID --delete`). The agent's own
+/// versions of skills are records, not part of the profile: they stay.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::store::{MemoryStore, SkillStore};
+/// use skilldeck::{AgentProfile, authoring};
+///
+/// let store = MemoryStore::default();
+/// store.update_profiles(&mut |all| all.push(AgentProfile::new("chef")))?;
+/// authoring::delete_agent(&store, "chef")?;
+/// assert!(store.profiles()?.is_empty());
+/// let again = authoring::delete_agent(&store, "chef").unwrap_err();
+/// assert_eq!(again.to_string(), "agent profile 'chef' not found");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`AuthoringError::InvalidName`] for a blank id (Insika's `id is required`),
+/// [`AuthoringError::ProfileNotFound`] when the store has no such profile;
+/// the store's errors.
+pub fn delete_agent(store: &dyn SkillStore, id: &str) -> Result<(), AuthoringError> {
+    // Presence only: a profile stored before the name rule must still be deletable.
+    let id = presence(Some(id)).ok_or(NameError { kind: NameKind::Agent, problem: NameProblem::Blank })?;
+    let mut found = false;
+    store.update_profiles(&mut |all| {
+        found = all.iter().any(|p| p.id == id);
+        all.retain(|p| p.id != id);
+    })?;
+    if found { Ok(()) } else { Err(AuthoringError::ProfileNotFound { id: id.to_owned() }) }
 }
 
 /// `list ∪ [name]` (a set union: duplicates go, `name` comes last if new)

@@ -72,7 +72,7 @@ pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
 pub use source::convention::{ConventionalRoots, OutsideProject, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
 pub use source::frontmatter::{Frontmatter, FrontmatterMode};
 pub use source::read::DEFAULT_MAX_FRONTMATTER;
-pub use text::escape_control;
+pub use text::{escape_control, yaml_scalar};
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};
 
 // The README's Rust examples, compiled by `cargo test --doc` (marked `no_run`: they read

@@ -543,7 +543,7 @@ impl<'c> AgentView<'c> {
         let mut place: Vec<Option<u32>> = vec![None; index.docs.len()];
         for (at, skill) in self.effective().into_iter().enumerate() {
             let doc = match skill.origin() {
-                Origin::Store { agent: Some(agent) } if *agent == profile.id => {
+                Origin::Store { agent: Some(agent), .. } if *agent == profile.id => {
                     own_start.and_then(|start| Some(start + own.binary_search_by(|s| s.name().cmp(skill.name())).ok()?))
                 }
                 _ => catalog.exposed_position(skill.name()),

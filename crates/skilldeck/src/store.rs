@@ -311,6 +311,50 @@ pub trait SkillStore: Send + Sync {
     /// [`StoreError::Backend`] when the backend fails.
     fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError>;
 
+    /// Moves the record under `from` to the key `to`, with its history, and
+    /// writes `content` over it there (the text before heading the
+    /// history): what renaming a skill does, its frontmatter `name` changed
+    /// with the key. `precondition` is checked on `from`'s record as
+    /// [`SkillStore::write`] checks it, and nothing may be under `to`.
+    ///
+    /// The backends of this workspace do it in one transaction. This
+    /// default, for a store that does not say how, writes `to` (create-only)
+    /// and then deletes `from`: two steps, and the history stays behind.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use skilldeck::store::{MemoryStore, Precondition, SkillStore};
+    ///
+    /// let store = MemoryStore::default();
+    /// store.write("pedido", "---\nname: pedido\n---\nv1\n", None, &Precondition::Any)?;
+    /// store.rename("pedido", "order", "---\nname: order\n---\nv1\n", None, &Precondition::Any)?;
+    /// assert_eq!(store.get("pedido", None)?, None);
+    /// assert_eq!(store.versions("order", None)?[0].content, "---\nname: pedido\n---\nv1\n");
+    /// # Ok::<(), skilldeck::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NotFound`] when nothing is under `from`,
+    /// [`StoreError::Conflict`] when `precondition` does not hold there,
+    /// [`StoreError::AlreadyExists`] (naming `to`) when a record is under
+    /// `to`, [`StoreError::Backend`] when the backend fails.
+    fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        let current = self.get(from, agent)?.ok_or_else(|| StoreError::NotFound { name: from.to_owned() })?;
+        may_write(from, agent, precondition, Some(&current.content))?;
+        let record = self.write(to, content, agent, &Precondition::Absent)?;
+        self.delete(from, agent)?;
+        Ok(record)
+    }
+
     /// The earlier versions, most recent first; empty for an unknown key.
     ///
     /// # Errors
@@ -586,6 +630,25 @@ impl SkillStore for MemoryStore {
         Ok(self.with(|r| r.remove(&key(name, agent)).is_some()))
     }
 
+    fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        content: &str,
+        agent: Option<&str>,
+        precondition: &Precondition,
+    ) -> Result<Record, StoreError> {
+        self.with(|r| {
+            let current = r.get(&key(from, agent)).ok_or_else(|| StoreError::NotFound { name: from.to_owned() })?;
+            may_write(from, agent, precondition, Some(&current.content))?;
+            may_write(to, agent, &Precondition::Absent, r.get(&key(to, agent)).map(|s| s.content.as_str()))?;
+            let stored = StoredSkill::next(r.remove(&key(from, agent)), content.to_owned(), now_utc());
+            let record = stored.record();
+            r.insert(key(to, agent), stored);
+            Ok(record)
+        })
+    }
+
     fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
         Ok(self.with(|r| r.get(&key(name, agent)).map(|s| s.history.clone()).unwrap_or_default()))
     }
@@ -643,6 +706,48 @@ mod tests {
         assert_eq!(utc_timestamp(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(utc_timestamp(1_795_986_506), "2026-11-29T21:08:26Z");
         assert_eq!(utc_timestamp(4_102_444_799), "2099-12-31T23:59:59Z");
+    }
+
+    /// The trait's own methods over a [`MemoryStore`]: what a store that
+    /// implements only the required ones gets.
+    struct Plain(MemoryStore);
+
+    impl SkillStore for Plain {
+        fn get(&self, name: &str, agent: Option<&str>) -> Result<Option<Record>, StoreError> {
+            self.0.get(name, agent)
+        }
+        fn all(&self, agent: Option<&str>) -> Result<Vec<(String, Record)>, StoreError> {
+            self.0.all(agent)
+        }
+        fn agents(&self) -> Result<Vec<String>, StoreError> {
+            self.0.agents()
+        }
+        fn write(&self, n: &str, c: &str, a: Option<&str>, p: &Precondition) -> Result<Record, StoreError> {
+            self.0.write(n, c, a, p)
+        }
+        fn delete(&self, name: &str, agent: Option<&str>) -> Result<bool, StoreError> {
+            self.0.delete(name, agent)
+        }
+        fn versions(&self, name: &str, agent: Option<&str>) -> Result<Vec<Version>, StoreError> {
+            self.0.versions(name, agent)
+        }
+        fn restore(&self, name: &str, index: i64, agent: Option<&str>) -> Result<Record, StoreError> {
+            self.0.restore(name, index, agent)
+        }
+    }
+
+    #[test]
+    fn the_default_rename_writes_then_deletes_and_checks_first() {
+        let store = Plain(MemoryStore::default());
+        store.write("a", "one", None, &Precondition::Any).unwrap();
+        store.write("b", "taken", None, &Precondition::Any).unwrap();
+        let stale = store.rename("a", "c", "x", None, &Precondition::Unchanged("old".into())).unwrap_err();
+        assert!(matches!(stale, StoreError::Conflict { .. }), "{stale}");
+        assert!(matches!(store.rename("a", "b", "x", None, &Precondition::Any), Err(StoreError::AlreadyExists { .. })));
+        assert!(matches!(store.rename("z", "c", "x", None, &Precondition::Any), Err(StoreError::NotFound { .. })));
+        assert_eq!(store.names(None).unwrap(), ["a", "b"]);
+        assert_eq!(store.rename("a", "c", "two", None, &Precondition::Any).unwrap().content, "two");
+        assert_eq!(store.names(None).unwrap(), ["b", "c"]);
     }
 
     #[test]

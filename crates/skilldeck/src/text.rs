@@ -110,6 +110,24 @@ pub fn escape_control(s: &str) -> Cow<'_, str> {
 /// Trims what Python's `str.strip` trims: `char::is_whitespace` (U+0085 and
 /// U+00A0 included) and U+001C..U+001F, but not U+FEFF. toolnexus 0.21.0 is
 /// Python, and its line-wise fallback judges a value after this trim.
+/// `text` as a YAML scalar that reads back as the same string under YAML
+/// 1.1 and 1.2: plain for a lowercase identifier that is no keyword (`pdf-forms`),
+/// JSON-quoted (a YAML double-quoted scalar) otherwise. How a `SKILL.md`
+/// skilldeck writes (a data skill's, a renamed record's) spells its `name`.
+///
+/// ```
+/// assert_eq!(skilldeck::yaml_scalar("pdf-forms"), "pdf-forms");
+/// assert_eq!(skilldeck::yaml_scalar("yes"), "\"yes\"");
+/// assert_eq!(skilldeck::yaml_scalar("Olá: mundo"), "\"Olá: mundo\"");
+/// ```
+pub fn yaml_scalar(text: &str) -> Cow<'_, str> {
+    const KEYWORDS: [&str; 9] = ["null", "true", "false", "yes", "no", "on", "off", "y", "n"];
+    let plain = text.starts_with(|c: char| c.is_ascii_lowercase())
+        && text.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !KEYWORDS.contains(&text);
+    if plain { Cow::Borrowed(text) } else { Cow::Owned(serde_json::Value::String(text.to_owned()).to_string()) }
+}
+
 pub(crate) fn python_strip(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || matches!(c, '\u{1C}'..='\u{1F}'))
 }

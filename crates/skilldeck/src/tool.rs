@@ -161,20 +161,21 @@ impl SkillTool {
             Ok(body) => body,
             Err(error) => return ToolResult::error(format!("Skill \"{name}\" could not be read: {error}")),
         };
-        let (base, dir, files) = match skill.origin() {
-            Origin::Fs { dir, .. } => {
+        let (base, dir, files) = match (skill.dir(), skill.origin()) {
+            // A disk skill, or a store record over one: the directory's files.
+            (Some(dir), _) => {
                 let files = limit.cap().map(|cap| self.sample(dir, cap));
                 (file_url(dir), dir.to_string_lossy().into_owned(), files)
             }
-            Origin::Logical { base, resources } => {
+            (None, Origin::Logical { base, resources }) => {
                 let files = limit
                     .cap()
                     .filter(|_| !resources.is_empty())
                     .map(|cap| resources.iter().take(cap).cloned().collect());
                 (base.clone(), base.clone(), files)
             }
-            // An authored record has no files; it is addressed like a data skill without a base.
-            Origin::Store { .. } => {
+            // A record of its own has no files; it is addressed like a data skill without a base.
+            (None, _) => {
                 let base = format!("skill://{name}/");
                 (base.clone(), base, None)
             }

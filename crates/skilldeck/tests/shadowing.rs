@@ -5,7 +5,7 @@ use skilldeck::store::Precondition;
 use std::sync::Arc;
 
 use skilldeck::store::{MemoryStore, SkillStore};
-use skilldeck::{Catalog, SampleLimit, SkillDef, SkillTool, Source};
+use skilldeck::{AgentProfile, Catalog, Origin, SampleLimit, SkillDef, SkillTool, Source};
 
 use crate::util::Tree;
 
@@ -91,4 +91,50 @@ fn no_losses_no_report() {
     tree.skill("one", "one", "d", "x");
     let catalog = Catalog::builder().root(tree.root()).build();
     assert!(catalog.shadowed().is_empty());
+}
+
+#[test]
+fn a_store_record_over_a_disk_skill_keeps_serving_its_files() {
+    let (a, b) = (Tree::new(), Tree::new());
+    a.file("secret.txt", "not pdf's\n");
+    b.skill("pdf", "pdf", "from disk", "Read reference/fields.md.\n");
+    b.file("pdf/reference/fields.md", "# Fields\n");
+    b.file("pdf/scripts/fill.sh", "fill\n");
+    let text = std::fs::read_to_string(b.path("pdf/SKILL.md")).unwrap();
+    let on_disk = Catalog::builder().root(a.root()).root(b.root()).build();
+    let before = SkillTool::new(&on_disk).load("pdf", SampleLimit::Default).output;
+    assert!(before.contains("<file>"), "{before}");
+
+    let store = Arc::new(MemoryStore::default());
+    store.write("pdf", &text, None, &Precondition::Any).unwrap();
+    store.write("pdf", "---\nname: pdf\n---\nkino's own.\n", Some("kino"), &Precondition::Any).unwrap();
+    store.write("solo", "---\nname: solo\n---\nalone\n", None, &Precondition::Any).unwrap();
+    store.write("mine", "---\nname: mine\n---\nkino's private\n", Some("kino"), &Precondition::Any).unwrap();
+    let catalog = Catalog::builder().root(a.root()).root(b.root()).store(store.clone()).build();
+    let tool = SkillTool::new(&catalog);
+    // The disk skill's text stored unchanged: the skill is served byte for byte as before.
+    assert_eq!(tool.load("pdf", SampleLimit::Default).output, before);
+    let pdf = catalog.get("pdf").unwrap();
+    assert_eq!(pdf.location(), "store:pdf");
+    assert_eq!(pdf.origin(), &Origin::Store { agent: None, dir: Some(b.path("pdf")) });
+    // Its files stay confined to the root its disk skill was found under, not any root.
+    let confinement = pdf.confinement().unwrap();
+    assert_eq!(confinement.read(&b.path("pdf/reference/fields.md")).unwrap(), b"# Fields\n");
+    assert!(confinement.read(&a.path("secret.txt")).is_err());
+    // An agent's own version specializes the shared skill: the same files.
+    let profile = AgentProfile::new("kino");
+    let kino = catalog.view(&profile);
+    let own = kino.find("pdf").unwrap();
+    assert_eq!((own.location(), own.dir()), ("store:kino/pdf", Some(b.path("pdf").as_path())));
+    assert!(own.confinement().is_some());
+    // A record of its own has no directory and no files.
+    let solo = tool.load("solo", SampleLimit::Default).output;
+    assert!(solo.contains("Base directory for this skill: skill://solo/\n") && !solo.contains("<file>"), "{solo}");
+    assert_eq!((catalog.get("solo").unwrap().dir(), kino.find("mine").unwrap().dir()), (None, None));
+
+    // The disk skill gone: the record stays, with no files.
+    std::fs::remove_dir_all(b.path("pdf")).unwrap();
+    let catalog = Catalog::builder().root(a.root()).root(b.root()).store(store).build();
+    let out = SkillTool::new(&catalog).load("pdf", SampleLimit::Default).output;
+    assert!(out.contains("Base directory for this skill: skill://pdf/\n") && !out.contains("<file>"), "{out}");
 }

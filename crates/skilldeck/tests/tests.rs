@@ -25,6 +25,9 @@ mod registry;
 // Insika's spec inventory (reference §10): agents, store overlay, load_skill, authoring.
 mod insika;
 
+// Authoring beyond Insika's commands: renaming a stored skill.
+mod authoring;
+
 // The live catalog: snapshots under concurrent reloads.
 mod live;
 

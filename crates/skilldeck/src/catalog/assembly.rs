@@ -91,7 +91,14 @@ impl CatalogBuilder {
             }
         }
         for (agent, outcomes) in &read.agents {
-            let skills: Vec<Skill> = outcomes.iter().filter_map(|outcome| assembly.parsed(outcome.clone())).collect();
+            let mut skills: Vec<Skill> =
+                outcomes.iter().filter_map(|outcome| assembly.parsed(outcome.clone())).collect();
+            // An agent's record specializes the shared skill of its name: it keeps its files.
+            for own in &mut skills {
+                if let Some(&i) = assembly.index.get(own.name()) {
+                    keep_files(own, &assembly.skills[i]);
+                }
+            }
             if !skills.is_empty() {
                 assembly.agents.insert(agent.clone(), skills);
             }
@@ -121,7 +128,7 @@ impl CatalogBuilder {
             None => format!("store:{key}"),
             Some(agent) => format!("store:{agent}/{key}"),
         };
-        let origin = Origin::Store { agent: agent.map(str::to_owned) };
+        let origin = Origin::Store { agent: agent.map(str::to_owned), dir: None };
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         // A key from before names were checked may hold what no name may.
         if let Err(error) = check_name_characters(&key, NameKind::Skill) {
@@ -199,6 +206,20 @@ pub(super) fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         record: None,
         confinement: None,
     }))
+}
+
+/// Makes the store record `record`, which takes the place of `replaced`,
+/// serve `replaced`'s files: the record is the new `SKILL.md`, and the
+/// files beside it stay where they are, confined to their own root. A
+/// record over a skill without a directory (a data skill) has no files.
+fn keep_files(record: &mut Skill, replaced: &Skill) {
+    let Some(dir) = replaced.dir() else { return };
+    let (dir, confinement) = (dir.to_path_buf(), replaced.shared_confinement());
+    let data = record.data_mut();
+    if let Origin::Store { dir: kept, .. } = &mut data.origin {
+        *kept = Some(dir);
+        data.confinement = confinement;
+    }
 }
 
 /// Skill names to their index. The fast (not DoS-resistant) hasher is fine:
@@ -282,11 +303,12 @@ impl Assembly {
     }
 
     /// A store record: it takes the place of an earlier skill of its name,
-    /// which is then shadowed by it.
-    fn overlay(&mut self, skill: Skill) {
+    /// which is then shadowed by it, and keeps serving that skill's files.
+    fn overlay(&mut self, mut skill: Skill) {
         let Some(&i) = self.index.get(skill.name()) else {
             return self.offer(Ok(skill), &Source::Store);
         };
+        keep_files(&mut skill, &self.skills[i]);
         let loser = std::mem::replace(&mut self.skills[i], skill);
         let source = std::mem::replace(&mut self.sources[i], Source::Store);
         self.shadow(loser, source, i);

@@ -35,8 +35,9 @@ pub(crate) struct SkillData {
     pub(crate) body: OnceLock<String>,
     /// A store skill's record text, verbatim; `None` for other origins.
     pub(crate) record: Option<Arc<str>>,
-    /// The root a disk skill's body may be read from (shared by every
-    /// skill of that root's walk); `None` for other origins.
+    /// The root a disk skill's files may be read from (shared by every
+    /// skill of that root's walk, and by a store record that took the
+    /// skill's place); `None` for a skill without a directory.
     pub(crate) confinement: Option<Arc<Confinement>>,
 }
 
@@ -90,9 +91,20 @@ pub enum Origin {
     },
     /// An authored record of a [`SkillStore`](crate::store::SkillStore); the
     /// skill's name is the record's key.
+    ///
+    /// A record holds one `SKILL.md` text and no other file. One that takes
+    /// the place of a disk skill (a shared record over a skill of its name
+    /// in a root; an agent's record over the shared skill it specializes)
+    /// keeps serving that skill's files from where they are, under that
+    /// skill's [`Confinement`]: its `SKILL.md` is the record, its other
+    /// files are the directory's (`dir`).
     Store {
         /// The agent whose record it is; `None` for a shared record.
         agent: Option<String>,
+        /// The directory of the disk skill whose place the record took: the
+        /// skill's other files are served from there. `None` for a record
+        /// with no disk skill of its name, which has no other file.
+        dir: Option<PathBuf>,
     },
 }
 
@@ -264,21 +276,50 @@ impl Skill {
         self.data.record.as_deref()
     }
 
-    /// The directory of a disk skill.
+    /// The directory the skill's files are served from: a disk skill's own,
+    /// or, for a store record that took a disk skill's place, that skill's
+    /// (see [`Origin::Store`]). `None` for a data skill and a record with
+    /// no disk skill of its name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use skilldeck::store::{MemoryStore, Precondition, SkillStore};
+    /// use skilldeck::Catalog;
+    ///
+    /// let root = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(root.path().join("pdf/reference"))?;
+    /// std::fs::write(root.path().join("pdf/SKILL.md"), "---\nname: pdf\n---\nRead reference/fields.md.\n")?;
+    /// std::fs::write(root.path().join("pdf/reference/fields.md"), "# Fields\n")?;
+    /// let store = Arc::new(MemoryStore::default());
+    /// store.write("pdf", "---\nname: pdf\n---\nEdited: read reference/fields.md.\n", None, &Precondition::Any)?;
+    /// let catalog = Catalog::builder().root(root.path()).store(store).build();
+    /// let pdf = catalog.get("pdf").unwrap();
+    /// assert_eq!(pdf.location(), "store:pdf");
+    /// assert_eq!(pdf.dir(), Some(root.path().join("pdf").as_path()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dir(&self) -> Option<&Path> {
         match &self.data.origin {
-            Origin::Fs { dir, .. } => Some(dir),
-            Origin::Logical { .. } | Origin::Store { .. } => None,
+            Origin::Fs { dir, .. } | Origin::Store { dir: Some(dir), .. } => Some(dir),
+            Origin::Logical { .. } | Origin::Store { dir: None, .. } => None,
         }
     }
 
-    /// What of a disk skill's files may leave a host as bytes (SPEC §11):
-    /// regular files inside the real path of the root it was found under,
-    /// within [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES). Its body is read
-    /// under it, and a host that serves the skill's other files (an MCP
-    /// server) reads them through it. `None` for other origins.
+    /// What of the skill's files ([`Skill::dir`]) may leave a host as bytes
+    /// (SPEC §11): regular files inside the real path of the root its disk
+    /// skill was found under, within
+    /// [`MAX_SERVED_BYTES`](crate::MAX_SERVED_BYTES). A disk skill's body is
+    /// read under it, and a host that serves the skill's other files (an MCP
+    /// server) reads them through it. `None` for a skill without a directory.
     pub fn confinement(&self) -> Option<&Confinement> {
         self.data.confinement.as_deref()
+    }
+
+    /// The confinement as shared, for another skill serving the same files.
+    pub(crate) fn shared_confinement(&self) -> Option<Arc<Confinement>> {
+        self.data.confinement.clone()
     }
 }
 
