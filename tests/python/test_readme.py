@@ -30,7 +30,9 @@ def test_python_examples_run(readme: str) -> None:
 
 def headings_and_prose(text: str) -> tuple[list[str], str]:
     """The Markdown headings, and the text outside fenced blocks and code spans."""
-    headings, prose, fence = [], [], ""
+    headings: list[str] = []
+    prose: list[str] = []
+    fence = ""
     for line in text.splitlines():
         marker = re.match(r"\s*(`{3,}|~{3,})", line)
         if fence:
@@ -50,7 +52,7 @@ def headings_and_prose(text: str) -> tuple[list[str], str]:
 def slugs(headings: list[str]) -> set[str]:
     """GitHub's anchors: lowercased, punctuation but - and _ dropped, spaces to -, repeats numbered."""
     seen: dict[str, int] = {}
-    out = set()
+    out: set[str] = set()
     for heading in headings:
         slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
         count = seen.get(slug, 0)
@@ -70,7 +72,7 @@ def test_readme_links_stay_in_the_repository(readme: str) -> None:
     headings, prose = headings_and_prose(text)
     anchors = slugs(headings)
     root = REPO.resolve()
-    broken = []
+    broken: list[str] = []
     for target in re.findall(r"\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"]*\")?\s*\)", prose):
         if re.match(r"(?i)(https?|mailto):", target):
             continue
