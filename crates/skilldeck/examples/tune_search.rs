@@ -49,6 +49,24 @@ fn main() {
         .collect();
     let grid = args.get(3).map(String::as_str) == Some("grid");
     let mut tunings: Vec<Tuning> = vec![Tuning::default()];
+    // `stem`: how much a match by stem alone counts, at two body cuts.
+    if args.get(3).map(String::as_str) == Some("stem") {
+        for body_bytes in [4000, 32 * 1024] {
+            for stem_weight in [0.0, 0.3, 0.5, 0.7, 1.0] {
+                tunings.push(Tuning { body_bytes, stem_weight, ..Tuning::default() });
+            }
+        }
+    }
+    // `body`: how much of a body to index, against how much weight the body gets.
+    if args.get(3).map(String::as_str) == Some("body") {
+        for body_bytes in [500, 1000, 2000, 4000, 8000, 32 * 1024] {
+            for body in [0.2, 0.4, 0.8, 1.2] {
+                let mut t = Tuning { body_bytes, ..Tuning::default() };
+                t.field_weights[3] = body;
+                tunings.push(t);
+            }
+        }
+    }
     if grid {
         for name in [3.0, 5.0] {
             for description in [2.0] {
@@ -95,10 +113,12 @@ fn main() {
         }
         let n = signals.iter().filter(|s| s.answerable).count() as f64;
         println!(
-            "w={:?} b={:?} k1={} built={:.2}s  R@1={:.1} R@10={:.1} NDCG@10={:.3} MRR={:.3}",
+            "w={:?} b={:?} k1={} body={} stem={} built={:.2}s  R@1={:.1} R@10={:.1} NDCG@10={:.3} MRR={:.3}",
             tuning.field_weights,
             tuning.field_b,
             tuning.k1,
+            tuning.body_bytes,
+            tuning.stem_weight,
             built.as_secs_f64(),
             100.0 * r1 / n,
             100.0 * r10 / n,

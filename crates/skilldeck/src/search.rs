@@ -11,12 +11,16 @@
 //! too little evidence, is refused (abstention) rather than answered with
 //! unrelated skills.
 //!
-//! The weights, `k1` and the abstention threshold were chosen on the
-//! retrieval evaluation (`bench/retrieval`, with `examples/tune_search.rs`);
-//! English stemming was measured there and left out (it cost ranking more
-//! than it gave). The index is built once per snapshot, on first use (bodies
-//! read on the walker's pool and not kept), and shared by every reader of
-//! the snapshot; a catalog nobody searches never builds it.
+//! A query term also matches the other forms of its English stem (`fonts`
+//! finds `font`, `branding` finds `brand`), at [`STEM_WEIGHT`] of an exact
+//! match: a query expansion, so the exact word still ranks first.
+//!
+//! The weights, `k1`, the body cut, the stems' weight and the abstention
+//! thresholds were chosen on the retrieval evaluation (`bench/retrieval`,
+//! with `examples/tune_search.rs`). The index is built once per snapshot, on
+//! first use (the start of each body read on the walker's pool and not
+//! kept), and shared by every reader of the snapshot; a catalog nobody
+//! searches never builds it.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -27,7 +31,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use crate::agent::AgentView;
 use crate::catalog::Catalog;
 use crate::model::{Origin, Skill};
-use crate::text::{fold, is_word_char};
+use crate::text::{fold, is_word_char, prefix};
 
 /// What a search found: the ranked hits, or none and `abstained` when
 /// nothing matched the query well enough (an empty query included).
@@ -83,9 +87,11 @@ pub const FIELD_B: [f32; FIELDS] = [0.3, 0.75, 0.5, 0.75];
 pub const K1: f32 = 1.2;
 
 /// How much of a body is indexed, in bytes (cut at a character boundary):
-/// the start of a body says what it is about, and a 16 MiB body must not
-/// cost 16 MiB of postings.
-pub const BODY_INDEXED_BYTES: usize = 32 * 1024;
+/// the start of a body says what it is about, the rest mostly how. Chosen
+/// on `bench/retrieval` (`tune_search … body`): with stems, 4,000 bytes rank
+/// as well as 32 KiB (NDCG@10 0.782 against 0.781) and the index is built in
+/// half the time, reading only each file's start.
+pub const BODY_INDEXED_BYTES: usize = 4_000;
 
 /// The abstention rule's coverage threshold: the best hit's score over the
 /// score a perfect match of every informative query term would get (the sum
@@ -99,6 +105,15 @@ pub const ABSTAIN_COVERAGE: f64 = 0.6;
 /// IDF of a term only one skill has, so "how many rare terms' worth" of match
 /// it has, whatever the catalog's size. See [`ABSTAIN_COVERAGE`].
 pub const ABSTAIN_STRENGTH: f64 = 0.55;
+
+/// What a match by stem alone scores, as a share of an exact match: a
+/// query's `fonts` also finds a skill that says `font`, below one that says
+/// `fonts`. English stems (Porter 2) of terms of at least four letters.
+pub const STEM_WEIGHT: f64 = 0.5;
+
+/// The shortest term that is stemmed: shorter ones are mostly names and
+/// abbreviations (`git`, `aws`), which a stemmer would only confuse.
+const STEMMED_MIN_LEN: usize = 4;
 
 /// How much of a query is read, in bytes (cut at a character boundary): a
 /// request is a sentence or two, and a pasted megabyte must not cost a
@@ -136,6 +151,11 @@ pub struct Tuning {
     pub abstain_coverage: f64,
     /// The abstention rule's strength threshold.
     pub abstain_strength: f64,
+    /// How much of a body is indexed, in bytes.
+    pub body_bytes: usize,
+    /// What a document matching a query term only by its stem scores, as a
+    /// share of an exact match (0: no stemming).
+    pub stem_weight: f64,
 }
 
 impl Tuning {
@@ -154,6 +174,8 @@ impl Default for Tuning {
             k1: K1,
             abstain_coverage: ABSTAIN_COVERAGE,
             abstain_strength: ABSTAIN_STRENGTH,
+            body_bytes: BODY_INDEXED_BYTES,
+            stem_weight: STEM_WEIGHT,
         }
     }
 }
@@ -171,6 +193,9 @@ pub(crate) struct SearchIndex {
     terms: HashMap<Box<str>, (u32, u32)>,
     /// Every term's postings, one run per term, by document.
     postings: Vec<Posting>,
+    /// A stem to the postings' ranges of the terms that have it (only stems
+    /// that more than one indexed term shares).
+    stems: HashMap<Box<str>, Vec<(u32, u32)>>,
     /// Folded name to its documents (names differing only in case or accents
     /// fold together).
     names: HashMap<Box<str>, Vec<u32>>,
@@ -213,7 +238,7 @@ impl SearchIndex {
             agents.insert(agent.to_owned(), docs.len());
             docs.extend(records.iter().cloned());
         }
-        let analyzed = skilldeck_walk::parallel_map(&docs, analyze);
+        let analyzed = skilldeck_walk::parallel_map(&docs, |skill| analyze(skill, tuning.body_bytes));
 
         let mut average = [0f32; FIELDS];
         for doc in &analyzed {
@@ -256,13 +281,15 @@ impl SearchIndex {
             postings.extend(run);
             ranges.push((start, postings.len() as u32));
         }
-        let terms = ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
+        let terms: HashMap<Box<str>, (u32, u32)> =
+            ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
+        let stems = if tuning.stem_weight > 0.0 { stem_groups(&terms) } else { HashMap::new() };
 
         let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (doc, skill) in docs.iter().enumerate() {
             names.entry(fold(skill.name().trim()).into()).or_default().push(doc as u32);
         }
-        SearchIndex { docs, shared, agents, terms, postings, names, tuning }
+        SearchIndex { docs, shared, agents, terms, postings, stems, names, tuning }
     }
 
     /// Ranks the visible documents for `query`. `visible` gives a document's
@@ -309,23 +336,49 @@ impl SearchIndex {
         let mut perfect = 0.0;
         for (term, counts) in informative.iter().map(|t| (*t, true)).chain(wholes.iter().map(|t| (*t, false))) {
             let run = self.terms.get(term).map_or(&[][..], |&(s, e)| &self.postings[s as usize..e as usize]);
-            let idf = idf(run.len());
+            let term_idf = idf(run.len());
             if counts {
-                perfect += idf;
+                perfect += term_idf;
             }
-            for posting in run {
-                if visible(posting.doc).is_none() {
-                    continue;
-                }
+            let mut add = |doc: u32, score: f64| {
                 if scores.is_empty() {
                     scores = vec![0.0; self.docs.len()];
                 }
-                let score = &mut scores[posting.doc as usize];
-                if *score == 0.0 {
-                    touched.push(posting.doc);
+                let total = &mut scores[doc as usize];
+                if *total == 0.0 {
+                    touched.push(doc);
                 }
+                *total += score;
+            };
+            let bm25 = |posting: &Posting, idf: f64| {
                 let w = f64::from(posting.weight);
-                *score += idf * w / (k1 + w);
+                idf * w / (k1 + w)
+            };
+            let exact: HashSet<u32> = run.iter().filter(|p| visible(p.doc).is_some()).map(|p| p.doc).collect();
+            for posting in run.iter().filter(|p| exact.contains(&p.doc)) {
+                add(posting.doc, bm25(posting, term_idf));
+            }
+            // The term's other forms: a document that has one of them but not the term scores
+            // a share of its best such match (a document never scores twice for one term).
+            if !counts {
+                continue;
+            }
+            let mut by_stem: HashMap<u32, f64> = HashMap::new();
+            for &(s, e) in stem(term).and_then(|stem| self.stems.get(stem.as_ref())).into_iter().flatten() {
+                let variant = &self.postings[s as usize..e as usize];
+                if variant.as_ptr() == run.as_ptr() {
+                    continue;
+                }
+                let variant_idf = idf(variant.len());
+                for posting in variant.iter().filter(|p| !exact.contains(&p.doc) && visible(p.doc).is_some()) {
+                    let best = by_stem.entry(posting.doc).or_insert(0.0);
+                    *best = best.max(bm25(posting, variant_idf));
+                }
+            }
+            let mut by_stem: Vec<(u32, f64)> = by_stem.into_iter().collect();
+            by_stem.sort_unstable_by_key(|&(doc, _)| doc);
+            for (doc, score) in by_stem {
+                add(doc, self.tuning.stem_weight * score);
             }
         }
 
@@ -429,6 +482,30 @@ fn words(folded: &str) -> Vec<&str> {
     out
 }
 
+/// The English stem of a folded term, if it is one a stem can stand for:
+/// ASCII letters only, at least [`STEMMED_MIN_LEN`] of them.
+fn stem(term: &str) -> Option<Cow<'_, str>> {
+    use std::sync::LazyLock;
+    static STEMMER: LazyLock<rust_stemmers::Stemmer> =
+        LazyLock::new(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+    (term.len() >= STEMMED_MIN_LEN && term.bytes().all(|b| b.is_ascii_lowercase())).then(|| STEMMER.stem(term))
+}
+
+/// The indexed terms grouped by stem, for the stems more than one term
+/// shares; each group's ranges in a fixed order (by term).
+fn stem_groups(terms: &HashMap<Box<str>, (u32, u32)>) -> HashMap<Box<str>, Vec<(u32, u32)>> {
+    let mut sorted: Vec<(&str, (u32, u32))> = terms.iter().map(|(t, &r)| (t.as_ref(), r)).collect();
+    sorted.sort_unstable_by_key(|&(t, _)| t);
+    let mut groups: HashMap<Box<str>, Vec<(u32, u32)>> = HashMap::new();
+    for (term, range) in sorted {
+        if let Some(stem) = stem(term) {
+            groups.entry(stem.into()).or_default().push(range);
+        }
+    }
+    groups.retain(|_, ranges| ranges.len() > 1);
+    groups
+}
+
 /// Han ideographs, hiragana and katakana: scripts written without spaces.
 fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}' | '\u{20000}'..='\u{2FFFF}')
@@ -436,7 +513,7 @@ fn is_cjk(c: char) -> bool {
 
 /// One skill's term counts per field. A body that cannot be read
 /// contributes nothing.
-fn analyze(skill: &Skill) -> Analyzed {
+fn analyze(skill: &Skill, body_bytes: usize) -> Analyzed {
     let mut analyzed = Analyzed { counts: HashMap::new(), lengths: [0; FIELDS] };
     let name = analyzed.add(NAME, skill.name());
     if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
@@ -446,8 +523,8 @@ fn analyze(skill: &Skill) -> Analyzed {
     for trigger in skill.triggers() {
         analyzed.add(TRIGGERS, trigger);
     }
-    let body = skill.body_transient().unwrap_or(Cow::Borrowed(""));
-    analyzed.add(BODY, prefix(&body, BODY_INDEXED_BYTES));
+    let body = skill.body_prefix(body_bytes).unwrap_or(Cow::Borrowed(""));
+    analyzed.add(BODY, &body);
     analyzed
 }
 
@@ -469,18 +546,6 @@ impl Analyzed {
         let count = &mut self.counts.entry(term).or_insert([0; FIELDS])[field];
         *count = count.saturating_add(1);
     }
-}
-
-/// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
-fn prefix(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 impl Catalog {
@@ -505,15 +570,6 @@ impl Catalog {
         let index = self.search_index();
         let shared = index.shared as u32;
         index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
-    }
-
-    /// The exposed skills best matching `query`, at most `limit`, never
-    /// abstaining: for suggestions, where a weak match beats none.
-    pub(crate) fn rank(&self, query: &str, limit: usize) -> Vec<&Skill> {
-        let index = self.search_index();
-        let shared = index.shared as u32;
-        let found = index.search(query, limit, false, |doc| (doc < shared).then_some(doc));
-        found.hits.into_iter().map(|hit| hit.skill).collect()
     }
 }
 

@@ -155,6 +155,9 @@ pub(crate) fn fold(s: &str) -> String {
 /// Onigmo's `[[:alnum:]]` in Unicode mode: a letter, a mark or a decimal digit.
 pub(crate) fn is_word_char(c: char) -> bool {
     use GeneralCategory as G;
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
     matches!(
         get_general_category(c),
         G::UppercaseLetter
@@ -189,6 +192,18 @@ pub(crate) fn contains_word(haystack: &str, needle: &str) -> bool {
         from = start + haystack[start..].chars().next().map_or(1, char::len_utf8);
     }
     false
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
+pub(crate) fn prefix(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
 }
 
 #[cfg(test)]

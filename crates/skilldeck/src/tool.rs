@@ -247,6 +247,12 @@ pub(crate) fn not_found(catalog: &Catalog, name: &str) -> String {
         return format!("Skill \"{name}\" not found. Available skills: {available}");
     }
     let closest = closest_names(catalog, name, CLOSEST);
+    if closest.is_empty() {
+        return format!(
+            "Skill \"{name}\" not found. No skill's name is close to it ({} skills; use find_skills to search them)",
+            names.len()
+        );
+    }
     let rest = names.len() - closest.len();
     format!(
         "Skill \"{name}\" not found. Closest skills: {} (and {rest} more; use find_skills to search them)",
@@ -255,13 +261,15 @@ pub(crate) fn not_found(catalog: &Catalog, name: &str) -> String {
 }
 
 /// The exposed names closest to `wanted`: first those within a few edits of
-/// it (a typo, another case), nearest first, then the search's best hits for
-/// it as a query; at most `limit`, each once.
+/// it (a typo, another case: a quarter of its length, at least two), nearest
+/// first, then the search's hits for it as a query, unless the search
+/// abstains (a name that matches nothing well suggests nothing); at most
+/// `limit`, each once.
 fn closest_names<'c>(catalog: &'c Catalog, wanted: &str, limit: usize) -> Vec<&'c str> {
     /// Only the start of an absurdly long name is compared: edit distance is quadratic.
     const COMPARED_CHARS: usize = 128;
     let wanted: Vec<char> = fold(wanted).chars().take(COMPARED_CHARS).collect();
-    let within = (wanted.len() / 3).max(2);
+    let within = (wanted.len() / 4).max(2);
     let mut near: Vec<(usize, &str)> = catalog
         .skills()
         .map(Skill::name)
@@ -277,9 +285,12 @@ fn closest_names<'c>(catalog: &'c Catalog, wanted: &str, limit: usize) -> Vec<&'
         .collect();
     near.sort_unstable();
     let mut closest: Vec<&str> = Vec::with_capacity(limit);
-    let query: String = wanted.iter().collect();
-    let searched = catalog.rank(&query, limit);
-    for name in near.into_iter().map(|(_, name)| name).chain(searched.into_iter().map(Skill::name)) {
+    // Only a name with too few near ones is searched for (the search may have an index to build).
+    let searched = match near.len() < limit {
+        true => catalog.search(&wanted.iter().collect::<String>(), limit).hits,
+        false => Vec::new(),
+    };
+    for name in near.into_iter().map(|(_, name)| name).chain(searched.into_iter().map(|hit| hit.skill.name())) {
         if closest.len() == limit {
             break;
         }

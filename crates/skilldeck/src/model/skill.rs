@@ -220,16 +220,21 @@ impl Skill {
         }
     }
 
-    /// The body for one reading (the search index): a body already held is
-    /// borrowed; a disk body is read under the confinement and not kept, so
-    /// indexing leaves the catalog holding no bodies of files.
-    pub(crate) fn body_transient(&self) -> io::Result<Cow<'_, str>> {
+    /// The start of the body, at most `max` bytes (cut at a character
+    /// boundary), for one reading (the search index): a body already held is
+    /// borrowed; of a disk body only that start is read, under the
+    /// confinement, and not kept, so indexing leaves the catalog holding no
+    /// bodies of files.
+    pub(crate) fn body_prefix(&self, max: usize) -> io::Result<Cow<'_, str>> {
         if let Some(body) = self.data.body.get() {
-            return Ok(Cow::Borrowed(body));
+            return Ok(Cow::Borrowed(crate::text::prefix(body, max)));
         }
-        match self.read_disk_body() {
-            Some(read) => read.map(Cow::Owned),
-            None => Ok(Cow::Borrowed("")),
+        match &self.data.origin {
+            Origin::Fs { skill_md, .. } => {
+                let confinement = self.data.confinement.as_deref().unwrap_or(&Confinement::NOWHERE);
+                read::body_prefix(skill_md, confinement, max).map(Cow::Owned)
+            }
+            _ => Ok(Cow::Borrowed("")),
         }
     }
 

@@ -140,10 +140,19 @@ impl Opened {
     pub fn read(self) -> Result<Vec<u8>, Refusal> {
         let size = usize::try_from(self.metadata.len()).unwrap_or(0);
         let mut bytes = Vec::with_capacity(size.saturating_add(1));
-        let io = |source| Refusal::Io { path: self.path.clone(), source };
-        (&self.file).take(MAX_SERVED_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+        self.read_to(&mut bytes, MAX_SERVED_BYTES as usize + 1)?;
         Refusal::check_size(self.path.display(), bytes.len() as u64)?;
         Ok(bytes)
+    }
+
+    /// Reads on into `bytes` until it holds `len` bytes or the file ends,
+    /// and says whether it ended: for a reader that needs only a file's
+    /// start.
+    pub(crate) fn read_to(&self, bytes: &mut Vec<u8>, len: usize) -> Result<bool, Refusal> {
+        let want = len.saturating_sub(bytes.len());
+        let io = |source| Refusal::Io { path: self.path.clone(), source };
+        let got = (&self.file).take(want as u64).read_to_end(bytes).map_err(io)?;
+        Ok(got < want)
     }
 }
 

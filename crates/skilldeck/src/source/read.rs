@@ -13,7 +13,7 @@ use skilldeck_walk::Found;
 
 use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, YamlProblem};
 use crate::name::{NameKind, check_name_characters};
-use crate::source::confine::Confinement;
+use crate::source::confine::{Confinement, Refusal};
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
 
 /// Default cap on the bytes of a frontmatter: 1 MiB.
@@ -184,8 +184,57 @@ pub(crate) fn body(path: &Path, confinement: &Confinement) -> io::Result<String>
     let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     match frontmatter::fences(text) {
         Fences::Closed { body_start, .. } => Ok(lossy(&text[body_start..])),
-        _ => Err(io::Error::new(io::ErrorKind::InvalidData, format!("{} no longer has a frontmatter", path.display()))),
+        _ => Err(no_frontmatter(path)),
     }
+}
+
+/// The start of a `SKILL.md`'s body, at most `max` bytes (cut at a
+/// character boundary), if `confinement` lets it be served: the file is read
+/// only as far as the frontmatter and those bytes reach.
+pub(crate) fn body_prefix(path: &Path, confinement: &Confinement, max: usize) -> io::Result<String> {
+    let opened = confinement.open(path)?;
+    let mut bytes = Vec::new();
+    let mut want = FIRST_READ.saturating_add(max);
+    loop {
+        let ended = opened.read_to(&mut bytes, want)?;
+        let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+        let bom = bytes.len() - text.len();
+        // Judge only whole lines: the last one may continue past this read.
+        let seen = if ended { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
+        match frontmatter::fences(seen) {
+            Fences::Closed { body_start, .. } if ended || text.len() - body_start >= max => {
+                return Ok(lossy(char_prefix(&text[body_start..], max)));
+            }
+            Fences::Closed { body_start, .. } => want = bom + body_start + max,
+            // A fence still open, or no whole line yet: read on, up to the serving limit.
+            Fences::Unclosed if !ended => want = grow(path, want)?,
+            Fences::None if !ended && seen.is_empty() => want = grow(path, want)?,
+            _ => return Err(no_frontmatter(path)),
+        }
+    }
+}
+
+/// Twice `want`, unless `want` is past what may be served already.
+fn grow(path: &Path, want: usize) -> io::Result<usize> {
+    Refusal::check_size(path.display(), want as u64)?;
+    Ok(want.saturating_mul(2))
+}
+
+/// The longest prefix of UTF-8 `bytes` of at most `max` bytes that ends at
+/// a character boundary.
+fn char_prefix(bytes: &[u8], max: usize) -> &[u8] {
+    if bytes.len() <= max {
+        return bytes;
+    }
+    let mut end = max;
+    while end > 0 && bytes[end] & 0xC0 == 0x80 {
+        end -= 1;
+    }
+    &bytes[..end]
+}
+
+fn no_frontmatter(path: &Path) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("{} no longer has a frontmatter", path.display()))
 }
 
 /// `bytes` as text, invalid UTF-8 replaced. Checking with `from_utf8` first is
@@ -194,5 +243,50 @@ fn lossy(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
         Ok(text) => text.to_owned(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The bytes this thread has read so far (`rchar`), from the kernel's own count.
+    fn read_by_this_thread() -> u64 {
+        let io = std::fs::read_to_string("/proc/thread-self/io").expect("/proc/thread-self/io");
+        io.lines().find_map(|l| l.strip_prefix("rchar: ")).and_then(|n| n.parse().ok()).expect("rchar")
+    }
+
+    #[test]
+    fn a_body_prefix_reads_only_the_start_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        let text = "word ".repeat(200_000);
+        std::fs::write(&path, format!("---\nname: long\ndescription: Long.\n---\n{text}")).unwrap();
+        let confinement = Confinement::root(dir.path().to_owned(), dir.path().canonicalize().unwrap(), false);
+        let before = read_by_this_thread();
+        let start = body_prefix(&path, &confinement, 4_000).unwrap();
+        let read = read_by_this_thread() - before;
+        assert_eq!(start, text[..4_000]);
+        // The first read (the frontmatter's usual size and the prefix), and the count's own
+        // read of /proc; never the megabyte.
+        assert!(read <= (FIRST_READ + 4_000 + 4_096) as u64, "{read} bytes read");
+        assert_eq!(body(&path, &confinement).unwrap(), text);
+    }
+
+    #[test]
+    fn a_body_prefix_reads_on_past_a_long_frontmatter_and_cuts_at_a_character() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SKILL.md");
+        let long = "x".repeat(3 * FIRST_READ);
+        std::fs::write(&path, format!("\u{feff}---\nname: long\ndescription: {long}\n---\nééé")).unwrap();
+        let confinement = Confinement::root(dir.path().to_owned(), dir.path().canonicalize().unwrap(), false);
+        // Five bytes of "ééé" end inside the third é: the cut is at the second.
+        assert_eq!(body_prefix(&path, &confinement, 5).unwrap(), "éé");
+        assert_eq!(body_prefix(&path, &confinement, 100).unwrap(), "ééé");
+        std::fs::write(&path, "no frontmatter").unwrap();
+        assert!(body_prefix(&path, &confinement, 100).is_err());
+        std::fs::write(&path, format!("---\nname: open\n{long}")).unwrap();
+        assert!(body_prefix(&path, &confinement, 100).is_err());
+        assert!(body_prefix(&path, &Confinement::NOWHERE, 100).is_err());
     }
 }
