@@ -221,9 +221,10 @@ impl fmt::Debug for SearchIndex {
     }
 }
 
-/// One document's term counts per field, and each field's length in tokens.
+/// One document's term counts per field (by term), and each field's length
+/// in tokens.
 struct Analyzed {
-    counts: HashMap<Box<str>, [u16; FIELDS]>,
+    terms: Vec<(Box<str>, [u16; FIELDS])>,
     lengths: [u32; FIELDS],
 }
 
@@ -250,36 +251,50 @@ impl SearchIndex {
             *sum = (*sum / docs.len().max(1) as f32).max(1.0);
         }
 
+        // Each document's terms as ids and weights, counting each term's documents; then
+        // every term's postings in one array, by term id then document (documents are in
+        // order, and each one's terms in a fixed order, so the build is the same every time).
         let mut ids: HashMap<Box<str>, u32> = HashMap::new();
-        let mut runs: Vec<Vec<Posting>> = Vec::new();
-        for (doc, analyzed) in analyzed.into_iter().enumerate() {
-            let norms: [f32; FIELDS] = std::array::from_fn(|f| {
-                let b = tuning.field_b[f];
-                tuning.field_weights[f] / (1.0 - b + b * analyzed.lengths[f] as f32 / average[f])
-            });
-            // Terms in a fixed order, so postings (and float sums) are the same every build.
-            let mut counts: Vec<_> = analyzed.counts.into_iter().collect();
-            counts.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            for (term, tf) in counts {
-                let weight: f32 = tf.iter().zip(&norms).map(|(&n, norm)| f32::from(n) * norm).sum();
-                // A term only in fields weighted zero says nothing (and must not touch a document).
-                if weight <= 0.0 {
-                    continue;
+        let mut df: Vec<u32> = Vec::new();
+        let weighted: Vec<Vec<(u32, f32)>> = analyzed
+            .into_iter()
+            .map(|analyzed| {
+                let norms: [f32; FIELDS] = std::array::from_fn(|f| {
+                    let b = tuning.field_b[f];
+                    tuning.field_weights[f] / (1.0 - b + b * analyzed.lengths[f] as f32 / average[f])
+                });
+                let mut terms = Vec::with_capacity(analyzed.terms.len());
+                for (term, tf) in analyzed.terms {
+                    let weight: f32 = tf.iter().zip(&norms).map(|(&n, norm)| f32::from(n) * norm).sum();
+                    // A term only in fields weighted zero says nothing (and must not touch a document).
+                    if weight <= 0.0 {
+                        continue;
+                    }
+                    let next = df.len() as u32;
+                    let id = *ids.entry(term).or_insert(next);
+                    if id == next {
+                        df.push(0);
+                    }
+                    df[id as usize] += 1;
+                    terms.push((id, weight));
                 }
-                let next = runs.len() as u32;
-                let id = *ids.entry(term).or_insert(next);
-                if id == next {
-                    runs.push(Vec::new());
-                }
-                runs[id as usize].push(Posting { doc: doc as u32, weight });
-            }
+                terms
+            })
+            .collect();
+        let mut ranges = Vec::with_capacity(df.len());
+        let mut end = 0u32;
+        for &count in &df {
+            ranges.push((end, end + count));
+            end += count;
         }
-        let mut postings = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-        let mut ranges = Vec::with_capacity(runs.len());
-        for run in runs {
-            let start = postings.len() as u32;
-            postings.extend(run);
-            ranges.push((start, postings.len() as u32));
+        let mut postings = vec![Posting { doc: 0, weight: 0.0 }; end as usize];
+        let mut filled: Vec<u32> = ranges.iter().map(|&(start, _)| start).collect();
+        for (doc, terms) in weighted.into_iter().enumerate() {
+            for (id, weight) in terms {
+                let at = &mut filled[id as usize];
+                postings[*at as usize] = Posting { doc: doc as u32, weight };
+                *at += 1;
+            }
         }
         let terms: HashMap<Box<str>, (u32, u32)> =
             ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
@@ -514,37 +529,54 @@ fn is_cjk(c: char) -> bool {
 /// One skill's term counts per field. A body that cannot be read
 /// contributes nothing.
 fn analyze(skill: &Skill, body_bytes: usize) -> Analyzed {
-    let mut analyzed = Analyzed { counts: HashMap::new(), lengths: [0; FIELDS] };
-    let name = analyzed.add(NAME, skill.name());
-    if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
-        analyzed.count(name.into(), NAME);
+    thread_local! {
+        // One table per thread, cleared for each document: building a fresh one per
+        // document (growing it to a few hundred terms each time) was a tenth of a build.
+        static COUNTS: std::cell::RefCell<HashMap<Box<str>, [u16; FIELDS]>> =
+            std::cell::RefCell::new(HashMap::new());
     }
-    analyzed.add(DESCRIPTION, skill.description().unwrap_or_default());
-    for trigger in skill.triggers() {
-        analyzed.add(TRIGGERS, trigger);
-    }
-    let body = skill.body_prefix(body_bytes).unwrap_or(Cow::Borrowed(""));
-    analyzed.add(BODY, &body);
-    analyzed
+    COUNTS.with_borrow_mut(|counts| {
+        let mut counter = Counter { counts, lengths: [0; FIELDS] };
+        let name = counter.add(NAME, skill.name());
+        if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
+            counter.count(&name, NAME);
+        }
+        counter.add(DESCRIPTION, skill.description().unwrap_or_default());
+        for trigger in skill.triggers() {
+            counter.add(TRIGGERS, trigger);
+        }
+        let body = skill.body_prefix(body_bytes).unwrap_or(Cow::Borrowed(""));
+        counter.add(BODY, &body);
+        let lengths = counter.lengths;
+        let mut terms: Vec<_> = counts.drain().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Analyzed { terms, lengths }
+    })
 }
 
-impl Analyzed {
+/// Counts one document's terms into a table of the thread's.
+struct Counter<'t> {
+    counts: &'t mut HashMap<Box<str>, [u16; FIELDS]>,
+    lengths: [u32; FIELDS],
+}
+
+impl Counter<'_> {
     /// Counts the words of `text` in `field`; returns the folded text.
     fn add(&mut self, field: usize, text: &str) -> String {
         let folded = fold(text);
         for word in words(&folded) {
             self.lengths[field] += 1;
-            match self.counts.get_mut(word) {
-                Some(counts) => counts[field] = counts[field].saturating_add(1),
-                None => self.count(word.into(), field),
-            }
+            self.count(word, field);
         }
         folded
     }
 
-    fn count(&mut self, term: Box<str>, field: usize) {
-        let count = &mut self.counts.entry(term).or_insert([0; FIELDS])[field];
-        *count = count.saturating_add(1);
+    fn count(&mut self, term: &str, field: usize) {
+        let counts = match self.counts.get_mut(term) {
+            Some(counts) => counts,
+            None => self.counts.entry(term.into()).or_insert([0; FIELDS]),
+        };
+        counts[field] = counts[field].saturating_add(1);
     }
 }
 
