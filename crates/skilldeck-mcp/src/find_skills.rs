@@ -3,7 +3,7 @@
 //! out of `instructions`.
 
 use serde_json::{Map, Value, json};
-use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SearchResults, SkillTool, ToolResult};
+use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SearchResults, Skill, SkillTool, ToolResult};
 
 /// The tool's name.
 pub const FIND_SKILLS: &str = "find_skills";
@@ -52,11 +52,40 @@ pub(crate) fn call(catalog: &Catalog, profile: Option<&AgentProfile>, args: &Val
         Err(message) => return ToolResult::error(message),
     };
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    // More than asked for, so that copies folded into a hit leave room for other skills.
+    let ranked = limit.saturating_mul(FOLD_ROOM);
     let (results, load_tool) = match profile {
-        Some(profile) => (catalog.view(profile).search(query, limit), LoadSkillTool::NAME),
-        None => (catalog.search(query, limit), SkillTool::NAME),
+        Some(profile) => (catalog.view(profile).search(query, ranked), LoadSkillTool::NAME),
+        None => (catalog.search(query, ranked), SkillTool::NAME),
     };
-    render(&results, load_tool)
+    render(&results, limit, load_tool)
+}
+
+/// How many times the hits asked for are ranked, for copies to fold into.
+const FOLD_ROOM: usize = 3;
+
+/// One line of the answer: a hit, and the lower hits with its very
+/// description (a skill published again under another name), folded into it.
+struct Line<'c> {
+    skill: &'c Skill,
+    description: String,
+    copies: Vec<&'c str>,
+}
+
+/// The best `limit` hits, each with the lower hits whose description (its
+/// whitespace runs made one space) is the same, in rank order.
+fn fold<'c>(results: &SearchResults<'c>, limit: usize) -> Vec<Line<'c>> {
+    let mut lines: Vec<Line<'c>> = Vec::new();
+    for hit in &results.hits {
+        let description = hit.skill.description().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+        let same = lines.iter().position(|line| !description.is_empty() && line.description == description);
+        match same {
+            Some(at) => lines[at].copies.push(hit.skill.name()),
+            None if lines.len() < limit => lines.push(Line { skill: hit.skill, description, copies: Vec::new() }),
+            None => {}
+        }
+    }
+    lines
 }
 
 /// `query` and `limit`, or the error text for the model.
@@ -86,22 +115,28 @@ fn arguments(args: &Value) -> Result<(&str, u64), String> {
 }
 
 /// The ranked skills as numbered lines, `N. name: description` (whitespace
-/// runs in the description made one space), then how to load one with
-/// `load_tool`; or, when the search abstained, that nothing matches.
+/// runs in the description made one space), at most `limit`, then how to
+/// load one with `load_tool`; or, when the search abstained, that nothing
+/// matches. Lower hits with the same description as a line's are named on
+/// it, `(the same description: a, b)`, instead of taking lines of their own:
+/// a registry holds many copies of a popular skill, and ten lines of one
+/// skill tell the model nothing.
 ///
 /// The query is not echoed (the model sent it; a 4 MB query made a 4 MB
 /// answer), and no score is shown: BM25 scores compare hits of one query,
 /// not queries, and read as `0.00` on some catalogs. The order says it.
-fn render(results: &SearchResults<'_>, load_tool: &str) -> ToolResult {
+fn render(results: &SearchResults<'_>, limit: usize, load_tool: &str) -> ToolResult {
     let answer = |output| ToolResult { output, is_error: false, metadata: None };
     let Some(best) = results.hits.first().filter(|_| !results.abstained) else {
         return answer(NO_MATCH.to_owned());
     };
     let mut text = String::from("Skills that match, best first:\n");
-    for (rank, hit) in results.hits.iter().enumerate() {
-        let name = hit.skill.name();
-        let description = hit.skill.description().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-        text.push_str(&format!("{}. {name}: {description}\n", rank + 1));
+    for (rank, line) in fold(results, limit).iter().enumerate() {
+        text.push_str(&format!("{}. {}: {}", rank + 1, line.skill.name(), line.description));
+        if !line.copies.is_empty() {
+            text.push_str(&format!(" (the same description: {})", line.copies.join(", ")));
+        }
+        text.push('\n');
     }
     let example = Value::String(best.skill.name().to_owned()).to_string();
     text.push_str(&format!("\nLoad one with the {load_tool} tool: {{\"name\": {example}}}."));
@@ -110,3 +145,30 @@ fn render(results: &SearchResults<'_>, load_tool: &str) -> ToolResult {
 
 /// What `find_skills` says when no skill matches the query well.
 const NO_MATCH: &str = "No skill matches these words well. Try other words, or go on without a skill.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skilldeck::SkillDef;
+
+    #[test]
+    fn copies_of_a_skill_fold_into_its_line_and_leave_room_for_others() {
+        let pdf = "Fill in PDF forms and flatten them.";
+        let catalog = Catalog::builder()
+            .skill(SkillDef::new("pdf-forms").description(pdf))
+            .skill(SkillDef::new("pdf-forms-2").description(format!(" {pdf}\n")))
+            .skill(SkillDef::new("pdf-forms-3").description(pdf))
+            .skill(SkillDef::new("pdf-merge").description("Merge PDF files into one PDF."))
+            .skill(SkillDef::new("weather").description("Forecasts."))
+            .build();
+        let found = call(&catalog, None, &json!({"query": "pdf forms", "limit": 2}));
+        assert_eq!(
+            found.output,
+            "Skills that match, best first:\n\
+             1. pdf-forms: Fill in PDF forms and flatten them. (the same description: pdf-forms-2, pdf-forms-3)\n\
+             2. pdf-merge: Merge PDF files into one PDF.\n\
+             \n\
+             Load one with the skill tool: {\"name\": \"pdf-forms\"}."
+        );
+    }
+}
