@@ -247,6 +247,7 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 #[cfg(all(test, target_os = "linux"))]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 
