@@ -307,6 +307,11 @@ impl SearchIndex {
         SearchIndex { docs, shared, agents, terms, postings, stems, names, tuning }
     }
 
+    /// The postings of the term whose range is `range` (none for no term).
+    fn run(&self, range: Option<(u32, u32)>) -> &[Posting] {
+        range.map_or(&[][..], |(start, end)| &self.postings[start as usize..end as usize])
+    }
+
     /// Ranks the visible documents for `query`. `visible` gives a document's
     /// place in the searcher's order, `None` when it may not be seen. With
     /// `abstain`, a weak best match returns nothing.
@@ -350,7 +355,8 @@ impl SearchIndex {
         let mut touched: Vec<u32> = Vec::new();
         let mut perfect = 0.0;
         for (term, counts) in informative.iter().map(|t| (*t, true)).chain(wholes.iter().map(|t| (*t, false))) {
-            let run = self.terms.get(term).map_or(&[][..], |&(s, e)| &self.postings[s as usize..e as usize]);
+            let range = self.terms.get(term).copied();
+            let run = self.run(range);
             let term_idf = idf(run.len());
             if counts {
                 perfect += term_idf;
@@ -369,29 +375,28 @@ impl SearchIndex {
                 let w = f64::from(posting.weight);
                 idf * w / (k1 + w)
             };
-            let exact: HashSet<u32> = run.iter().filter(|p| visible(p.doc).is_some()).map(|p| p.doc).collect();
-            for posting in run.iter().filter(|p| exact.contains(&p.doc)) {
+            for posting in run.iter().filter(|p| visible(p.doc).is_some()) {
                 add(posting.doc, bm25(posting, term_idf));
             }
             // The term's other forms: a document that has one of them but not the term scores
             // a share of its best such match (a document never scores twice for one term).
-            if !counts {
+            let forms = if counts { stem(term).and_then(|stem| self.stems.get(stem.as_ref())) } else { None };
+            let variants: Vec<(u32, u32)> =
+                forms.into_iter().flatten().copied().filter(|&variant| Some(variant) != range).collect();
+            if variants.is_empty() {
                 continue;
             }
+            let exact: HashSet<u32> = run.iter().map(|p| p.doc).collect();
             let mut by_stem: HashMap<u32, f64> = HashMap::new();
-            for &(s, e) in stem(term).and_then(|stem| self.stems.get(stem.as_ref())).into_iter().flatten() {
-                let variant = &self.postings[s as usize..e as usize];
-                if variant.as_ptr() == run.as_ptr() {
-                    continue;
-                }
+            for variant in variants {
+                let variant = self.run(Some(variant));
                 let variant_idf = idf(variant.len());
                 for posting in variant.iter().filter(|p| !exact.contains(&p.doc) && visible(p.doc).is_some()) {
                     let best = by_stem.entry(posting.doc).or_insert(0.0);
                     *best = best.max(bm25(posting, variant_idf));
                 }
             }
-            let mut by_stem: Vec<(u32, f64)> = by_stem.into_iter().collect();
-            by_stem.sort_unstable_by_key(|&(doc, _)| doc);
+            // Each document gets one sum per term, so the map's order changes no score.
             for (doc, score) in by_stem {
                 add(doc, self.tuning.stem_weight * score);
             }
