@@ -2,6 +2,7 @@
 //! waiting for a request head (and since when), so that the one that has
 //! waited longest can be shed to make room.
 
+use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, Ipv6Addr};
 
@@ -134,10 +135,21 @@ impl Table {
         Ok(Admitted { id, shed })
     }
 
-    /// Sheds the stalled connection that has waited longest; false when
-    /// none is stalled.
+    /// Sheds a stalled connection of the peer that holds the most
+    /// connections, the one of its that has waited longest (between peers
+    /// holding as many, the longest-waiting of all); false when none is
+    /// stalled. So a flood from one address, reopening what is shed, sheds
+    /// its own connections and never another peer's: by age alone, the
+    /// flood's fresh reopenings would soon leave another peer's connection,
+    /// read between its connect and its first write, the oldest.
     pub(crate) fn shed_oldest(&mut self) -> bool {
-        match self.stalled.values().next().copied() {
+        let victim = self
+            .peers
+            .values()
+            .filter_map(|peer| peer.stalled.iter().next().map(|(&stamp, &id)| (peer.count, Reverse(stamp), id)))
+            .max()
+            .map(|(_, _, id)| id);
+        match victim {
             Some(id) => {
                 self.shed(id);
                 true
@@ -278,6 +290,23 @@ mod tests {
         stalled(&mut table, peer(6));
         assert!(was_shed(&mut d));
         assert!(!table.busy(b.id), "a shed connection is never served");
+    }
+
+    #[test]
+    fn a_full_table_sheds_from_the_peer_holding_most() {
+        let mut table = Table::new(4, 4);
+        let mut other = stalled(&mut table, peer(1));
+        let mut flood: Vec<Admitted> = (0..3).map(|_| stalled(&mut table, peer(2))).collect();
+        // Full: the flood's own oldest goes, though the other peer's waited longer.
+        let mut newest = stalled(&mut table, peer(2));
+        assert_eq!((was_shed(&mut other), was_shed(&mut flood[0])), (false, true));
+        // The flood reopens again and again: each time it sheds its own.
+        for at in 1..3 {
+            stalled(&mut table, peer(2));
+            assert!(!was_shed(&mut other));
+            assert!(was_shed(&mut flood[at]));
+        }
+        assert!(!was_shed(&mut newest));
     }
 
     #[test]
