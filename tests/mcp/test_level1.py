@@ -153,15 +153,19 @@ async def test_a_cut_catalog_counts_what_it_left_out(transport: str, era: str, b
             assert ranked(result)[0] == name, tool_text(result)
 
 
-async def test_shortened_descriptions_alone_offer_find_skills_without_a_closing_line(big_tree: list[str]) -> None:
+async def test_a_cut_below_a_readable_share_shows_fewer_skills_whole(big_tree: list[str]) -> None:
+    """Room for every name with a short description, not for every description whole: the
+    descriptions here are shorter than the readable share (`CLOSED_MIN_SHARE`, 120), so
+    rather than 40 shortened ones the skills that fit show whole, and the line counts the rest."""
     whole = len(prompt(*big_tree))
-    # Room for every name with a short description, not for every description whole.
     async with connect("stdio", "legacy", [*big_tree, "--budget", f"{whole - 200}c"]) as client:
         instructions = client.instructions
-        assert "…" in instructions
-        assert CLOSING.search(instructions) is None
-        for theme in THEMES:
-            assert f"- **{theme}-helper**: " in instructions
+        assert instructions is not None and "…" not in instructions
+        match = CLOSING.search(instructions)
+        assert match is not None, instructions[-300:]
+        listed = [theme for theme in THEMES if f"- **{theme}-helper**: Everything about the {theme}, " in instructions]
+        assert 0 < len(listed) < len(THEMES)
+        assert int(match.group(1)) == len(THEMES) - len(listed)
         assert await tool_names(client) == ["skill", "find_skills"]
 
 

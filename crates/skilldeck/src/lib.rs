@@ -59,7 +59,7 @@ pub use catalog::{
 };
 #[cfg(feature = "tokens")]
 pub use render::budget::Encoding;
-pub use render::budget::{Budget, BudgetReport, Fitted, ParseBudgetError, Unit, closing_line};
+pub use render::budget::{Budget, BudgetReport, CLOSED_MIN_SHARE, Fitted, ParseBudgetError, Unit, closing_line};
 
 pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use name::{NAME_MAX_BYTES, NameError, NameKind, NameProblem, check_name, check_name_characters};

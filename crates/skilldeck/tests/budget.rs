@@ -318,6 +318,15 @@ impl Format {
         skills
     }
 
+    /// The skills in the order a text closed by a line keeps them: the
+    /// catalog's precedence (toolnexus shows them by name all the same).
+    fn kept_beside_a_line(self, catalog: &Catalog) -> Vec<&Skill> {
+        match self {
+            Format::Toolnexus => Format::Agentskills.entries(catalog),
+            _ => self.entries(catalog),
+        }
+    }
+
     fn render(self, catalog: &Catalog) -> String {
         match self {
             Format::Toolnexus => render::toolnexus(catalog),
@@ -356,19 +365,17 @@ impl Format {
 
 /// What every budgeted text must satisfy: within budget, `used` its own
 /// measure, and a report that adds up (each listed skill in exactly one list,
-/// the shown ones first, the omitted ones the rest, in the renderer's order).
-/// Returns how many skills are shown.
+/// the shown ones first, the omitted ones the rest, in the order `entries`
+/// keeps them). Returns how many skills are shown.
 fn check_accounts(
-    format: Format,
+    entries: Vec<&Skill>,
     budget: Budget,
-    catalog: &Catalog,
     text: &str,
     report: &BudgetReport<'_>,
 ) -> Result<usize, TestCaseError> {
     prop_assert_eq!(report.used, budget.measure(text));
     prop_assert!(report.used <= budget.limit, "{} > {}", report.used, budget.limit);
     prop_assert_eq!(report.budget, budget);
-    let entries = format.entries(catalog);
     let shown = report.full.len() + report.shortened.len();
     prop_assert_eq!(shown + report.omitted.len(), entries.len());
     let names: Vec<&str> = entries[shown..].iter().map(|s| s.name()).collect();
@@ -380,7 +387,7 @@ fn check_accounts(
 fn check<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
     let fitted = format.fit(budget, catalog);
     let (text, report) = (&fitted.text, &fitted.report);
-    let shown = check_accounts(format, budget, catalog, text, report)?;
+    let shown = check_accounts(format.entries(catalog), budget, text, report)?;
     let entries = format.entries(catalog);
     let (mut full, mut shortened) = (report.full.iter(), report.shortened.iter());
     for skill in &entries[..shown] {
@@ -477,7 +484,15 @@ fn a_large_catalog_fits_a_small_budget() {
 fn check_closed<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
     let closed = budget.closed("find_skills", |b| format.fit(b, catalog));
     let (text, report) = (&closed.text, &closed.report);
-    let shown = check_accounts(format, budget, catalog, text, report)?;
+    let kept = match report.omitted.is_empty() {
+        true => format.entries(catalog),
+        false => format.kept_beside_a_line(catalog),
+    };
+    let shown = check_accounts(kept, budget, text, report)?;
+    // Beside the line, a shortened description keeps a readable share.
+    if !report.omitted.is_empty() && !report.shortened.is_empty() {
+        prop_assert!(report.share >= Some(skilldeck::CLOSED_MIN_SHARE), "{:?}", report.share);
+    }
     if report.omitted.is_empty() {
         // Nothing left out: the plain fit, byte for byte.
         prop_assert_eq!(text, &format.fit(budget, catalog).text);
@@ -518,16 +533,17 @@ proptest! {
 fn a_closed_text_names_what_it_left_out() {
     let defs = (0..8).map(|i| SkillDef::new(format!("skill-{i}")).description(format!("Handles task {i}.")));
     let catalog = Catalog::builder().skills(defs).build();
-    let fitted = Budget::chars(300).closed("find_skills", |b| b.toolnexus(&catalog));
+    let fitted = Budget::chars(330).closed("find_skills", |b| b.toolnexus(&catalog));
+    // Whole descriptions for fewer skills, not eight names and `…`.
     assert_eq!(
         fitted.text,
         toolnexus(
-            "\n- **skill-0**: Handles ta…\n\n(7 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
+            "\n- **skill-0**: Handles task 0.\n\n(7 more skills are not listed here: call find_skills with a few words of the task to search every skill.)"
         )
     );
     assert_eq!(fitted.report.omitted, ["skill-1", "skill-2", "skill-3", "skill-4", "skill-5", "skill-6", "skill-7"]);
     assert_eq!(fitted.report.used, fitted.text.chars().count());
-    assert!(fitted.report.used <= 300);
+    assert!(fitted.report.used <= 330);
     // Too small for any entry beside the line: the line alone; smaller still, nothing.
     let line = Budget::chars(200).closed("find_skills", |b| b.toolnexus(&catalog));
     assert_eq!(line.text, skilldeck::closing_line(8, "find_skills"));
@@ -535,4 +551,22 @@ fn a_closed_text_names_what_it_left_out() {
     // A text that fits is not closed.
     let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
     assert_eq!(roomy.text, render::toolnexus(&catalog));
+}
+
+#[test]
+fn beside_the_line_the_first_roots_skills_stay_whatever_their_names() {
+    // A project's skill, first in precedence, then a registry's many, whose names sort first.
+    let project = SkillDef::new("zz-deploy").description("Deploy our service to the staging cluster.");
+    let registry = (0..40).map(|i| SkillDef::new(format!("aa-{i:02}")).description("A registry skill. ".repeat(12)));
+    let catalog = Catalog::builder().skill(project).skills(registry).build();
+    let fitted = Budget::chars(1000).closed("find_skills", |b| b.toolnexus(&catalog));
+    assert!(fitted.text.contains("- **zz-deploy**: Deploy our service to the staging cluster.\n"), "{}", fitted.text);
+    // The registry's first ones follow, shown by name before it, each with a readable share.
+    let shown: Vec<&str> = fitted.text.lines().filter_map(|l| l.strip_prefix("- **")?.split("**").next()).collect();
+    assert_eq!(shown.last(), Some(&"zz-deploy"));
+    let registry_shown: Vec<String> = (0..shown.len() - 1).map(|i| format!("aa-{i:02}")).collect();
+    assert_eq!(shown[..shown.len() - 1], registry_shown);
+    assert!(shown.len() > 2, "{shown:?}");
+    assert!(fitted.report.share.is_some_and(|share| share >= skilldeck::CLOSED_MIN_SHARE));
+    assert!(fitted.text.ends_with(&skilldeck::closing_line(fitted.report.omitted.len(), "find_skills")));
 }

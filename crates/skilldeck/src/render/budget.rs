@@ -80,6 +80,9 @@ pub struct Budget {
     pub limit: usize,
     /// What is counted.
     pub unit: Unit,
+    /// Whether the text is fitted beside a closing line ([`Budget::closed`]),
+    /// which gives its room to fewer skills, each readable.
+    leaving_out: bool,
 }
 
 /// What a [`Budget`] counts. Non-exhaustive: [`Unit::Tokens`] exists only
@@ -262,7 +265,7 @@ impl fmt::Display for BudgetReport<'_> {
 impl Budget {
     /// At most `limit` characters (Unicode scalar values).
     pub const fn chars(limit: usize) -> Budget {
-        Budget { limit, unit: Unit::Chars }
+        Budget { limit, unit: Unit::Chars, leaving_out: false }
     }
 
     /// At most `limit` tokens of `encoding` (feature `tokens`).
@@ -275,7 +278,7 @@ impl Budget {
     /// ```
     #[cfg(feature = "tokens")]
     pub const fn tokens(limit: usize, encoding: Encoding) -> Budget {
-        Budget { limit, unit: Unit::Tokens(encoding) }
+        Budget { limit, unit: Unit::Tokens(encoding), leaving_out: false }
     }
 
     /// The size of `text` in this budget's unit.
@@ -306,7 +309,12 @@ impl Budget {
 
     /// [`render::toolnexus`] within this budget.
     pub fn toolnexus<'c>(&self, catalog: &'c Catalog) -> Fitted<'c> {
-        Fitter::new(*self, Layout::Toolnexus, &render::toolnexus_skills(catalog)).fit()
+        match self.leaving_out {
+            // Which skills stay is the catalog's precedence (the project's first); they show
+            // in the renderer's order.
+            true => Fitter::new(*self, Layout::Toolnexus, &render::agentskills_skills(catalog)).shown_by_name().fit(),
+            false => Fitter::new(*self, Layout::Toolnexus, &render::toolnexus_skills(catalog)).fit(),
+        }
     }
 
     /// [`render::agentskills`] within this budget. Escaping is counted: a
@@ -351,10 +359,16 @@ pub fn closing_line(omitted: usize, search_tool: &str) -> String {
 
 impl Budget {
     /// A level-1 text within this budget that says what it left out: `fit`
-    /// (such as `|b| b.toolnexus(&catalog)`) whole when nothing is left out,
-    /// else fitted to what remains once room is kept for a blank line and
-    /// the [`closing_line`] naming `search_tool`, and closed by that line,
-    /// which counts exactly the skills the report omits. The report's
+    /// (such as `|b| b.toolnexus(&catalog)`) as it is when it shows every
+    /// skill with its description whole or shortened to at least
+    /// [`CLOSED_MIN_SHARE`] characters; else fitted to what remains once room
+    /// is kept for a blank line and the [`closing_line`] naming
+    /// `search_tool`, and closed by that line, which counts exactly the
+    /// skills the report omits. Beside the line, fewer skills show, each
+    /// readable: no description is shortened below `CLOSED_MIN_SHARE`, and
+    /// which skills stay follows the catalog's precedence (the first roots'
+    /// first: a project's skills before the user's and a registry's), shown
+    /// in the renderer's order. The report's
     /// budget is this one and `used` measures the whole text. When no entry
     /// fits beside the line, the text is the line alone (and empty if even
     /// that is over budget).
@@ -379,7 +393,8 @@ impl Budget {
     /// ```
     pub fn closed<'c>(&self, search_tool: &str, fit: impl Fn(Budget) -> Fitted<'c>) -> Fitted<'c> {
         let whole = fit(*self);
-        if whole.report.omitted.is_empty() {
+        // Every skill fits, each description whole or shortened to a readable share.
+        if whole.report.omitted.is_empty() && whole.report.share.is_none_or(|share| share >= CLOSED_MIN_SHARE) {
             return whole;
         }
         let report = &whole.report;
@@ -388,7 +403,7 @@ impl Budget {
         // that will be written: in characters the first try always fits.
         let mut reserve = self.measure(&format!("\n\n{}", closing_line(listed, search_tool)));
         loop {
-            let mut fitted = fit(Budget { limit: self.limit.saturating_sub(reserve), ..*self });
+            let mut fitted = fit(Budget { limit: self.limit.saturating_sub(reserve), leaving_out: true, ..*self });
             let line = closing_line(fitted.report.omitted.len(), search_tool);
             let text = match fitted.report.full.is_empty() && fitted.report.shortened.is_empty() {
                 true => line,
@@ -414,6 +429,17 @@ const WHOLE: usize = usize::MAX;
 
 /// The smallest share: a long description shows as a lone `…`.
 const MIN_SHARE: usize = 1;
+
+/// The smallest share beside a closing line, when skills are left out
+/// anyway: a sentence, enough for a model to tell what a skill is for. Of the
+/// 8,205 public skills of `bench/retrieval`, a third have descriptions this
+/// short (the median is 178 characters); in 2,000 characters about a dozen
+/// skills show so, where a share of one showed some 70 names and `…`.
+///
+/// ```
+/// assert_eq!(skilldeck::CLOSED_MIN_SHARE, 120);
+/// ```
+pub const CLOSED_MIN_SHARE: usize = 120;
 
 /// `description` within `share` characters: whole if it is no longer, else
 /// its first `share - 1` characters less trailing whitespace, then `…`.
@@ -488,6 +514,10 @@ struct Fitter<'s, 'c> {
     #[cfg_attr(not(feature = "tokens"), allow(dead_code))]
     last_fit: Option<(usize, usize, usize)>,
     scratch: String,
+    /// The smallest share a shown description may have.
+    min_share: usize,
+    /// Whether the entries kept show by name rather than in `skills`' order.
+    by_name: bool,
 }
 
 impl<'s, 'c> Fitter<'s, 'c> {
@@ -505,7 +535,24 @@ impl<'s, 'c> Fitter<'s, 'c> {
             frame,
             last_fit: None,
             scratch: String::new(),
+            min_share: if budget.leaving_out { CLOSED_MIN_SHARE } else { MIN_SHARE },
+            by_name: false,
         }
+    }
+
+    /// Shows the entries kept by name: `skills` gives only which are kept.
+    fn shown_by_name(mut self) -> Self {
+        self.by_name = true;
+        self
+    }
+
+    /// The first `k` entries, in the order they show.
+    fn shown(&self, k: usize) -> Vec<usize> {
+        let mut shown: Vec<usize> = (0..k).collect();
+        if self.by_name {
+            shown.sort_by(|&a, &b| self.skills[a].name().cmp(self.skills[b].name()));
+        }
+        shown
     }
 
     fn description(&self, i: usize) -> &'c str {
@@ -541,8 +588,8 @@ impl<'s, 'c> Fitter<'s, 'c> {
     fn render(&self, share: usize, k: usize, out: &mut String, max_bytes: usize) -> bool {
         out.clear();
         self.layout.head(out);
-        for (i, skill) in self.skills[..k].iter().enumerate() {
-            self.layout.entry(out, skill, &shorten(self.description(i), share));
+        for i in self.shown(k) {
+            self.layout.entry(out, self.skills[i], &shorten(self.description(i), share));
             if out.len() > max_bytes {
                 return false;
             }
@@ -603,11 +650,11 @@ impl<'s, 'c> Fitter<'s, 'c> {
         let longest = self.lens[..k].iter().copied().max().unwrap_or(0);
         // The smallest share fits; `longest` shows every description whole, which does not.
         let share = match self.budget.unit {
-            Unit::Chars => bisect(MIN_SHARE, longest, |share| self.fits(share, k)),
+            Unit::Chars => bisect(self.min_share, longest, |share| self.fits(share, k)),
             #[cfg(feature = "tokens")]
             Unit::Tokens(_) => {
                 let guess = self.share_guess(k, longest);
-                largest_from(MIN_SHARE, guess, longest, |share| self.fits(share, k))
+                largest_from(self.min_share, guess, longest, |share| self.fits(share, k))
             }
         };
         (share, k)
@@ -618,7 +665,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
     fn most_entries_in_chars(&mut self) -> usize {
         let mut total = self.frame;
         for i in 0..self.skills.len() {
-            total += self.entry_chars(i, MIN_SHARE);
+            total += self.entry_chars(i, self.min_share);
             if total > self.budget.limit {
                 return i;
             }
@@ -641,7 +688,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
         let mut guess = m;
         for i in 0..m {
             let mut entry = String::new();
-            self.layout.entry(&mut entry, self.skills[i], &shorten(self.description(i), MIN_SHARE));
+            self.layout.entry(&mut entry, self.skills[i], &shorten(self.description(i), self.min_share));
             pair.clear();
             pair.push_str(&previous);
             pair.push_str(&entry);
@@ -653,7 +700,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
             previous_tokens = self.budget.measure(&entry);
             previous = entry;
         }
-        largest_from(0, guess, m + 1, |k| self.fits(MIN_SHARE, k))
+        largest_from(0, guess, m + 1, |k| self.fits(self.min_share, k))
     }
 
     /// A first guess at the share in tokens: the share whose extra
@@ -662,17 +709,18 @@ impl<'s, 'c> Fitter<'s, 'c> {
     #[cfg(feature = "tokens")]
     fn share_guess(&mut self, k: usize, longest: usize) -> usize {
         let used = match self.last_fit {
-            Some((MIN_SHARE, fitted, used)) if fitted == k => Some(used),
-            _ => self.size(MIN_SHARE, k),
+            Some((share, fitted, used)) if share == self.min_share && fitted == k => Some(used),
+            _ => self.size(self.min_share, k),
         };
-        let Some(used) = used else { return MIN_SHARE };
+        let Some(used) = used else { return self.min_share };
         let slack = (self.budget.limit - used) as u128;
         let descriptions: String = (0..k).flat_map(|i| [self.description(i), "\n"]).collect();
         let tokens = self.budget.measure(&descriptions) as u128;
         let lens = &self.lens[..k];
         let chars = lens.iter().sum::<usize>() as u128;
-        let extra = |share: usize| lens.iter().map(|&n| n.min(share) - n.min(MIN_SHARE)).sum::<usize>() as u128;
-        bisect(MIN_SHARE, longest, |share| extra(share) * tokens <= slack * chars)
+        let min_share = self.min_share;
+        let extra = |share: usize| lens.iter().map(|&n| n.min(share) - n.min(min_share)).sum::<usize>() as u128;
+        bisect(min_share, longest, |share| extra(share) * tokens <= slack * chars)
     }
 
     fn fit(mut self) -> Fitted<'c> {
@@ -701,7 +749,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
             shortened: Vec::new(),
             omitted: self.skills[k..].iter().map(|s| s.name()).collect(),
         };
-        for i in 0..k {
+        for i in self.shown(k) {
             self.learn(i);
             let name = self.skills[i].name();
             let shown = shorten(self.description(i), share);
