@@ -20,6 +20,9 @@ is an empty ranking, so it costs recall:
 - MRR: reciprocal rank of the first relevant skill (0 past rank 10).
 Over the no-skill requests (no labels): the share the system abstains on.
 "Lost to abstention": the share of answerable requests the system abstains on.
+Reachable: the share of answerable requests with a relevant skill either in the
+level 1 `skilldeck serve` sends as its `instructions` (default budget) or in
+the top 10 of one `find_skills` call (the search's ranking).
 
 Standard library only. The tree comes from bench/retrieval/fetch_tree.sh.
 """
@@ -179,6 +182,30 @@ def run_skilldeck(binary: str, tree: Path, queries: list[dict]) -> tuple[list[di
     return answers, elapsed
 
 
+def level1_names(binary: str, tree: Path) -> set[str]:
+    """The skills listed in the `instructions` of `skilldeck serve --root TREE` (waiting
+    for the whole catalog): what a model sees before it calls any tool."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "run.py", "version": "0"}}}
+    command = [binary, "serve", "--root", str(tree), "--instructions-wait", "600000"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as serve:
+        assert serve.stdin is not None and serve.stdout is not None
+        serve.stdin.write((json.dumps(initialize) + "\n").encode())
+        serve.stdin.flush()
+        answer = json.loads(serve.stdout.readline())
+        serve.stdin.close()
+        serve.wait(timeout=60)
+    instructions = answer["result"].get("instructions") or ""
+    return set(re.findall(r"^- \*\*(.+?)\*\*: ", instructions, re.MULTILINE))
+
+
+def reachable(queries: list[dict], rankings: list[list[str]], listed: set[str]) -> float:
+    """The share of answerable requests with a relevant skill in `listed` or the top K."""
+    answerable = [(q, r) for q, r in zip(queries, rankings) if q["relevant"]]
+    hits = sum(1 for q, r in answerable if set(q["relevant"]) & (listed | set(r[:K])))
+    return hits / max(len(answerable), 1)
+
+
 def per_query_seconds(binary: str, tree: Path, queries: list[dict], batch_seconds: float, runs: int = 3):
     """Mean query cost from the batch: (whole batch - one-query batch) / (n - 1).
 
@@ -290,6 +317,12 @@ def main(argv=None) -> int:
         print(f"\nskilldeck batch: {report['skilldeck_batch_seconds']:.2f} s for {len(queries)} queries "
               f"(one-query batch {single:.2f} s: walk + index); "
               f"mean query {report['skilldeck_mean_query_ms']:.2f} ms amortised")
+        listed = level1_names(args.bin, args.tree)
+        report["level1_listed"] = len(listed)
+        report["reachable"] = reachable(queries, rankings, listed)
+        in_level1 = sum(1 for q in queries if set(q["relevant"]) & listed)
+        print(f"reachable in level 1 ({len(listed)} skills listed; the labelled skill in it for {in_level1}) "
+              f"or by one find_skills call: {100 * report['reachable']:.1f}% of answerable requests")
         if args.failures:
             failures(queries, answers, args.failures)
     if args.json:

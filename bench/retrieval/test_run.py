@@ -102,6 +102,15 @@ class Metrics(unittest.TestCase):
         self.assertEqual(got["abstain_no_skill"], 0.5)
 
 
+    def test_reachable_in_level_1_or_the_top_ten(self):
+        queries = [{"query": "1", "relevant": {"a": 2}}, {"query": "2", "relevant": {"b": 1}},
+                   {"query": "3", "relevant": {"c": 2}}, {"query": "4", "relevant": {}}]
+        rankings = [["x"] * 10 + ["a"], ["b"], [], []]
+        # a is past the top ten but listed; b is found; c is neither; the no-skill one is not counted.
+        self.assertEqual(run.reachable(queries, rankings, {"a"}), 2 / 3)
+        self.assertEqual(run.reachable(queries, rankings, set()), 1 / 3)
+
+
 class Baseline(unittest.TestCase):
     def test_okapi_scores(self):
         bm25 = run.BM25(["Alpha beta", "beta gamma gamma", "delta"])
