@@ -29,6 +29,14 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def own_cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's servers keep their level-1 cache in a directory of the test's own: a
+    server started again by a later test with the same command line would otherwise
+    answer `initialize` from an earlier test's run (and none writes to the user's cache)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture(scope="session")
 def main_tree(tmp_path_factory: pytest.TempPathFactory) -> Tree:
     base = tmp_path_factory.mktemp("main")

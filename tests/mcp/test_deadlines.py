@@ -250,9 +250,11 @@ def test_one_address_is_held_to_its_share(main_tree: Any) -> None:
             sock.connect(("127.0.0.1", server.port))
             sock.sendall(HALF_A_REQUEST_LINE)
             theirs.append(sock)
-        # Another address is served at once; theirs hold four, their oldest six closed.
+        # Another address is served at once; theirs hold four, six closed. (Which six is
+        # the order in which the server's tasks first read them, not quite their order.)
         assert initialize(server, timeout=20).status_code == 200
-        assert [closed_by_server(sock, 0.2) for sock in theirs] == [True] * 6 + [False] * 4
+        closed = [closed_by_server(sock, 0.2) for sock in theirs]
+        assert closed.count(True) == 6 and closed[-1] is False, closed
         for sock in theirs:
             sock.close()
 

@@ -10,6 +10,8 @@ assertions are about order and content, never about wall-clock bounds."""
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -203,3 +205,80 @@ def test_serve_summarises_the_catalog_warnings_on_stderr(tmp_path: Path) -> None
                 ]
         finally:
             server.close()
+
+
+def cache_files() -> list[Path]:
+    """The level-1 cache files of this test's servers (conftest's own_cache_dir)."""
+    return sorted((Path(os.environ["XDG_CACHE_HOME"]) / "skilldeck").glob("level1-*.json"))
+
+
+def published_and_kept(server: RawStdio) -> None:
+    """Waits for the catalog (a call needs it whole), then for its level 1 to be kept:
+    the cache is written on a thread of its own after the first publication."""
+    assert not server.request("tools/call", {"name": "skill", "arguments": {"name": TARGET}}, timeout=120)["result"][
+        "isError"
+    ]
+    for _ in range(600):
+        try:
+            if cache_files() and json.loads(cache_files()[0].read_text()).get("instructions"):
+                return
+        except ValueError:
+            pass  # the earlier file, not yet replaced
+        time.sleep(0.05)
+    raise AssertionError("the level 1 was never kept")
+
+
+def test_a_restarted_server_answers_initialize_with_the_last_runs_level_1(large_tree: Tree) -> None:
+    """Issue 20, item 1: the first start says the catalog is loading and keeps its level 1
+    once read; a second start, as the catalog is still being read, answers `initialize` with
+    that level 1 at once. A cache cut short, or over a root that changed, is not used."""
+    waited = RawStdio([*large_tree.args[:2], "--instructions-wait", "600000"])
+    try:
+        real = waited.handshake()["instructions"]
+    finally:
+        waited.close()
+    assert real.startswith("Skills provide") and real.endswith("to search every skill.)")
+    for file in cache_files():
+        file.unlink()  # the waiting server's own (another command line)
+
+    def start() -> tuple[RawStdio, str]:
+        server = RawStdio(large_tree.args)
+        return server, server.handshake()["instructions"]
+
+    first, said = start()
+    try:
+        assert said == LOADING
+        published_and_kept(first)
+    finally:
+        first.close()
+    second, said = start()
+    try:
+        assert said == real
+        # Its tools are offered as to a client told the catalog is loading: both.
+        assert [t["name"] for t in second.request("tools/list")["result"]["tools"]] == ["skill", "find_skills"]
+    finally:
+        second.close()
+
+    # Cut short: not used, said so, and written again once the catalog is read.
+    [file] = cache_files()
+    file.write_bytes(file.read_bytes()[:100])
+    third, said = start()
+    try:
+        assert said == LOADING
+        published_and_kept(third)
+    finally:
+        third.close()
+    assert b"level-1 cache is not one this version wrote" in third.stderr
+    assert json.loads(file.read_text())["instructions"] == real
+
+    # A root that changed since (a skill added): not used.
+    added = large_tree.root / "zz-added"
+    added.mkdir()
+    (added / "SKILL.md").write_text("---\nname: zz-added\ndescription: Added.\n---\n")
+    try:
+        fourth, said = start()
+        fourth.close()
+        assert said == LOADING
+    finally:
+        (added / "SKILL.md").unlink()
+        added.rmdir()

@@ -2,6 +2,7 @@
 //! HTTP with `--http`). The server itself is the `skilldeck-mcp` crate.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, Budget, CatalogBuilder};
 use skilldeck_http::Token;
 use skilldeck_mcp::{
-    ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, ProfileStore, SkillServer, Watch,
+    ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Level1Cache, Options, ProfileStore, SkillServer, Watch,
 };
 
 use crate::http::ConnectionArgs;
@@ -120,6 +121,12 @@ pub(crate) fn run(
     };
     let instructions_wait = Duration::from_millis(args.instructions_wait);
     let looked_in = roots.looked_in.clone();
+    // Only a catalog of directories alone is known by its roots' times; a store, data
+    // skills or an agent's profile change without them.
+    let level1_cache = match store.is_none() && others.is_empty() && agent.profile.is_none() {
+        true => level1_cache(&roots.looked_in),
+        false => None,
+    };
     let options = Options {
         profile: agent.profile,
         profile_store: agent.follow,
@@ -131,6 +138,7 @@ pub(crate) fn run(
         verbose,
         looked_in,
         client_roots,
+        level1_cache,
     };
     // Someone typed `skilldeck serve` at a prompt: say what it waits for, or it looks hung.
     if http.is_none() && std::io::stdin().is_terminal() {
@@ -187,6 +195,18 @@ pub(crate) fn run(
     runtime.shutdown_timeout(Duration::from_millis(200));
     outcome?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The cache of this start's level 1 (`Level1Cache`), in the user's cache
+/// directory: this command line, in this directory, with this home, over
+/// the places looked in.
+fn level1_cache(looked_in: &[PathBuf]) -> Option<Level1Cache> {
+    let dir = Level1Cache::user_dir()?;
+    let cwd = std::env::current_dir().ok()?;
+    let args: Vec<String> = std::env::args_os().skip(1).map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let home = skilldeck::home_dir().unwrap_or_default();
+    let key = format!("{:?} in {} home {}", args, cwd.display(), home.display());
+    Some(Level1Cache::new(&dir, &key, looked_in.to_vec()))
 }
 
 /// The listening address and token; binding beyond loopback needs a token.

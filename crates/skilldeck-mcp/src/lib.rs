@@ -46,6 +46,7 @@ mod client_roots;
 mod find_skills;
 mod http;
 mod level1;
+mod level1_cache;
 mod live;
 mod mime;
 mod publication;
@@ -69,6 +70,7 @@ pub use find_skills::{
 };
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
 pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
+pub use level1_cache::Level1Cache;
 pub use live::{Live, Watch, default_max_watches, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use ready::{INSTRUCTIONS_WAIT, loading_instructions};

@@ -29,6 +29,7 @@ use tokio::sync::broadcast;
 use crate::client_roots::{self, ClientRoots, Project};
 use crate::find_skills::{self, FIND_SKILLS};
 use crate::level1::{DEFAULT_BUDGET, FindSkills, Format, Level1};
+use crate::level1_cache::Level1Cache;
 use crate::live::EarlyWatches;
 use crate::mime;
 use crate::publication::{DigestCache, Entry, Publication, Version};
@@ -108,6 +109,10 @@ pub struct Options {
     /// Whether the client's `roots` choose the project (a server started
     /// with no root, serving one client).
     pub client_roots: ClientRoots,
+    /// Where the last run's level 1 is kept: `initialize` answers with it
+    /// while the catalog is still being read, and the first publication
+    /// writes it again ([`Level1Cache`]).
+    pub level1_cache: Option<Level1Cache>,
 }
 
 impl Default for Options {
@@ -123,6 +128,7 @@ impl Default for Options {
             verbose: false,
             looked_in: Vec::new(),
             client_roots: ClientRoots::default(),
+            level1_cache: None,
         }
     }
 }
@@ -202,9 +208,13 @@ struct Shared {
     first: OnceLock<(Catalog, Level1)>,
     /// Whether the first build ended, for requests that wait for it.
     ready: Ready,
-    /// Whether a client was told the catalog is loading (and so to call
-    /// `find_skills`): it is offered from then on.
+    /// Whether a client was sent `instructions` before the catalog was read
+    /// (that it is loading, or the last run's level 1), and so told of
+    /// `find_skills`: it is offered from then on.
     told_loading: AtomicBool,
+    /// The last run's level 1 ([`Options::level1_cache`]), for `initialize`
+    /// while the catalog is read.
+    cached_instructions: Option<String>,
     /// Whether a list was answered (empty) before the first publication: its
     /// client is told the lists changed once it is published.
     listed_early: AtomicBool,
@@ -301,6 +311,7 @@ impl SkillServer {
         options.page_size = options.page_size.max(1);
         let (changes, _) = broadcast::channel(16);
         let project = Project::new(&options);
+        let cached_instructions = options.level1_cache.as_ref().and_then(Level1Cache::load);
         let shared = Shared {
             live: OnceLock::new(),
             published: OnceLock::new(),
@@ -309,6 +320,7 @@ impl SkillServer {
             current: ArcSwapOption::empty(),
             first: OnceLock::new(),
             told_loading: AtomicBool::new(false),
+            cached_instructions,
             listed_early: AtomicBool::new(false),
             digests: DigestCache::default(),
             peers: Mutex::default(),
@@ -337,6 +349,8 @@ impl SkillServer {
             let profile = self.shared.options.profile.clone().map(Arc::new);
             let level1 = level1(&catalog, profile, &self.shared.options, &self.shared.project.looked_in());
             warm_search(&catalog, self.offers(&level1), &self.shared.own_reads);
+            let kept = self.shared.cached_instructions.as_deref();
+            keep_level1(self.shared.options.level1_cache.as_ref(), kept, &level1);
             let _ = self.shared.first.set((catalog.clone(), level1.clone()));
             // An edit seen now is read again beside the publication's build, not after it.
             let _ = self.shared.live.set(live);
@@ -829,6 +843,22 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>) 
     }
 }
 
+/// Writes the first publication's level 1 to the cache, if there is one
+/// and what it held at the start (`kept`) is another text, on a thread of
+/// its own (a write must not hold up the publication).
+fn keep_level1(cache: Option<&Level1Cache>, kept: Option<&str>, level1: &Level1) {
+    let Some(cache) = cache else { return };
+    if kept.is_some() && kept == level1.instructions.as_deref() {
+        return;
+    }
+    let (cache, instructions) = (cache.clone(), level1.instructions.clone());
+    let spawned =
+        std::thread::Builder::new().name("level1-cache".into()).spawn(move || cache.save(instructions.as_deref()));
+    if let Err(error) = spawned {
+        tracing::debug!(%error, "cannot write the level-1 cache");
+    }
+}
+
 /// Lowers the calling thread's priority (nice 10, on Linux; elsewhere
 /// nothing): for work done ahead of need, which reads whole trees for
 /// seconds on a large one (the watches' catch-ups, the search index's
@@ -979,7 +1009,12 @@ impl ServerHandler for SkillServer {
         config.instructions = match (self.generation(), self.shared.first.get()) {
             (Some(generation), _) => generation.level1.instructions.clone(),
             (None, Some((_, level1))) => level1.instructions.clone(),
-            (None, None) => Some(loading_instructions(self.declaration().name)),
+            (None, None) => Some(
+                self.shared
+                    .cached_instructions
+                    .clone()
+                    .unwrap_or_else(|| loading_instructions(self.declaration().name)),
+            ),
         };
         config
     }
