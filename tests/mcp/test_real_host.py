@@ -159,3 +159,70 @@ def test_claude_code_with_no_root_gets_the_skills_of_the_project_it_runs_in(tmp_
     assert json.dumps(instructions)[1:-1] in first
     for name in EXAMPLE_NAMES:
         assert f"- **{name}**: " in first, name
+
+
+WORDS = (
+    "alpha beta gamma delta render parse deploy audit chart invoice email slack docker cloud token schema graph "
+    "table image video sound music code review test build release monitor metric alert log trace cache queue "
+    "stream batch index search query store backup restore migrate sync fetch crawl scrape translate summarize "
+    "classify detect extract convert compress encrypt sign verify"
+).split()
+LARGE = 40_000
+
+
+@pytest.fixture(scope="module")
+def forty_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A registry's size: 40,000 skills directly under one root, and the example skills."""
+    import random
+
+    rng = random.Random(20)
+    root = tmp_path_factory.mktemp("registry")
+    for i in range(LARGE):
+        name = f"s{i:05d}-" + "-".join(rng.sample(WORDS, 2))
+        (root / name).mkdir()
+        description = "Use when you need to " + " ".join(rng.sample(WORDS, 8)) + " for the team."
+        body = " ".join(rng.sample(WORDS, 40))
+        (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n\n{body}\n")
+    for name in EXAMPLE_NAMES:
+        shutil.copytree(EXAMPLES / name, root / name)
+    return root
+
+
+def test_claude_code_with_its_defaults_reaches_a_skill_among_forty_thousand(
+    tmp_path: Path, forty_thousand: Path
+) -> None:
+    """Issue 20: Claude Code as a user leaves it (no MCP environment variable) in front of
+    `serve` over 40,000 skills, twice with one home. Each time the first model request
+    carries both tools and the server's instructions, and a turn that calls find_skills,
+    then skill with the name it found, gets the body. The first start's instructions say the
+    catalog is loading (it is not read within a host's patience); the second's are the real
+    level 1, from the last run's cache, closed by the line that counts what it leaves out."""
+    assert CLAUDE is not None
+    config = {"mcpServers": {"skilldeck": {"type": "stdio", "command": str(BIN), "args": ["serve", "--root", str(forty_thousand)]}}}
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    home = tmp_path / "home"
+    home.mkdir()
+    body = run_cli("load", "pdf-forms", "--root", str(forty_thousand), check=True).stdout.decode()
+    seen: list[str] = []
+    for _ in range(2):
+        with MessagesStandin([script]) as model:
+            proc = subprocess.run(
+                [
+                    CLAUDE, "-p", "Here is a PDF with form fields: please fill it in for me.",
+                    "--mcp-config", str(tmp_path / "mcp.json"), "--strict-mcp-config",
+                    "--allowedTools", f"{FIND},{SKILL}", "--output-format", "json",
+                ],
+                cwd=tmp_path, env=host_env(home, model), capture_output=True, timeout=600,
+            )
+            assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+            assert json.loads(proc.stdout)["result"] == "The form is filled."
+            requests = [r for r in model.requests if offers(r, SKILL)]
+        assert requests, "the model was never offered the skill tool"
+        assert [t["name"] for t in requests[0]["tools"] if t["name"].startswith("mcp__skilldeck__")] == [FIND, SKILL]
+        first = json.dumps(requests[0])
+        assert "## skilldeck" in first
+        seen.append(first)
+        loaded = next(tool_result(r, "toolu_skill") for r in requests if tool_result(r, "toolu_skill") is not None)
+        assert loaded == body
+    assert "catalog is still being read" in seen[0]
+    assert "## Available Skills" in seen[1] and "more skills are not listed here: call find_skills" in seen[1]
