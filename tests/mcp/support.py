@@ -268,7 +268,9 @@ async def connect(
 ) -> AsyncIterator[Client]:
     """An entered `mcp.Client` on a fresh `skilldeck serve ARGS` over stdio or HTTP."""
     if transport == "stdio":
-        params = StdioServerParameters(command=str(BIN), args=["serve", *serve_args(args)], env=env)
+        # The SDK passes a server only a few variables of ours: the test's cache directory too.
+        cache = {"XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]} if "XDG_CACHE_HOME" in os.environ else {}
+        params = StdioServerParameters(command=str(BIN), args=["serve", *serve_args(args)], env={**cache, **(env or {})})
         async with open_client(params, era, message_handler=message_handler, logging_callback=logging_callback) as client:
             yield client
         return

@@ -75,7 +75,7 @@ async def test_initialize_is_answered_before_the_catalog_and_a_call_waits_for_it
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 async def test_files_followed_before_the_catalog_is_read_are_judged_by_its_publication(
-    transport: str, large_tree: Tree
+    transport: str, large_tree: Tree, tmp_path: Path
 ) -> None:
     """A subscription made while the catalog is read waits for its publication, as a read
     does: a served file is followed, one not served is refused, never guessed at."""
@@ -84,7 +84,9 @@ async def test_files_followed_before_the_catalog_is_read_are_judged_by_its_publi
         assert client.instructions == LOADING
         async with client.listen(resources_list_changed=True, resource_subscriptions=[served, unknown]) as sub:
             assert sub.honored.resource_subscriptions == [served]
-    async with connect(transport, "legacy", large_tree.args) as client:
+    # Started again, it would answer with the level 1 the first one kept: not in this test.
+    fresh = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    async with connect(transport, "legacy", large_tree.args, env=fresh) as client:
         assert client.instructions == LOADING
         await client.subscribe_resource(served)
         with pytest.raises(MCPError) as caught:
