@@ -203,14 +203,41 @@ pub(crate) fn run(
 fn level1_cache(looked_in: &[PathBuf]) -> Option<Level1Cache> {
     let dir = Level1Cache::user_dir()?;
     let cwd = std::env::current_dir().ok()?;
-    let args: Vec<String> = std::env::args_os().skip(1).map(|arg| arg.to_string_lossy().into_owned()).collect();
+    let args = without_token(std::env::args_os().skip(1).map(|arg| arg.to_string_lossy().into_owned()));
     let home = skilldeck::home_dir().unwrap_or_default();
     let key = format!("{:?} in {} home {}", args, cwd.display(), home.display());
     Some(Level1Cache::new(&dir, &key, looked_in.to_vec()))
+}
+
+/// A command line without `--token`'s value, which chooses nothing of the
+/// catalog and is a secret.
+fn without_token(args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut value_next = false;
+    for arg in args {
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
+        match arg.as_str() {
+            "--token" => value_next = true,
+            _ if arg.starts_with("--token=") => {}
+            _ => kept.push(arg),
+        }
+    }
+    kept
 }
 
 /// The listening address and token; binding beyond loopback needs a token.
 fn http_options(addr: &str, token: Option<Token>, limits: HttpLimits) -> anyhow::Result<HttpOptions> {
     let addr = crate::http::listen_addr("--http", addr, token.is_some())?;
     Ok(HttpOptions { addr, token, limits })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_token_is_no_part_of_the_cache_key() {
+        let args = ["serve", "--token", "s3cret-s3cret-s3cret", "--root", "x", "--token=other-other-other"];
+        assert_eq!(super::without_token(args.into_iter().map(String::from)), ["serve", "--root", "x"]);
+    }
 }

@@ -18,7 +18,7 @@
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -49,11 +49,14 @@ const FORMAT: u64 = 1;
 impl Level1Cache {
     /// The cache, in `dir`, of a server started as `key` says (its command
     /// line and whatever else chooses its catalog) over `roots`.
+    /// The file holds a hash of the key, never the key: a command line may
+    /// carry what is nobody's business (the CLI leaves `--token`'s value out
+    /// of it all the same).
     pub fn new(dir: &Path, key: &str, roots: Vec<PathBuf>) -> Level1Cache {
-        let key = format!("skilldeck {} {key}", env!("CARGO_PKG_VERSION"));
         let mut hasher = DefaultHasher::new();
-        key.hash(&mut hasher);
-        let path = dir.join(format!("level1-{:016x}.json", hasher.finish()));
+        format!("skilldeck {} {key}", env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+        let key = format!("{:016x}", hasher.finish());
+        let path = dir.join(format!("level1-{key}.json"));
         Level1Cache { path, key, roots }
     }
 
@@ -103,12 +106,13 @@ impl Level1Cache {
     }
 
     /// Keeps `instructions` (none: an agent with nothing lazy) for the next
-    /// start, written whole or not at all.
+    /// start, written whole or not at all, readable by the user alone (a
+    /// project's skills may be private).
     pub(crate) fn save(&self, instructions: Option<&str>) {
         let kept = json!({"format": FORMAT, "key": self.key, "roots": self.stamps(), "instructions": instructions});
-        let written = self.path.parent().map_or(Ok(()), fs::create_dir_all).and_then(|()| {
+        let written = self.path.parent().map_or(Ok(()), private_dir).and_then(|()| {
             let partial = self.path.with_extension(format!("json.{}", std::process::id()));
-            fs::write(&partial, kept.to_string())?;
+            private_file(&partial)?.write_all(kept.to_string().as_bytes())?;
             fs::rename(&partial, &self.path).inspect_err(|_| {
                 let _ = fs::remove_file(&partial);
             })
@@ -123,6 +127,24 @@ impl Level1Cache {
     fn stamps(&self) -> Value {
         Value::Array(self.roots.iter().map(|root| stamp(root)).collect())
     }
+}
+
+/// Makes `dir` and its parents, `dir` itself readable by the user alone.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// A new file at `path` (replacing one left there), readable by the user alone.
+fn private_file(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 #[cfg(unix)]
@@ -158,6 +180,13 @@ mod tests {
         assert_eq!(cache.load(), None);
         cache.save(Some("## Available Skills\n- **a**: A."));
         assert_eq!(cache.load().as_deref(), Some("## Available Skills\n- **a**: A."));
+        // The key itself is never written.
+        assert!(!fs::read_to_string(cache.path()).unwrap().contains("serve"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(cache.path()).unwrap().permissions().mode() & 0o777, 0o600);
+        }
         // Another command line: another file, and another key inside.
         assert_eq!(Level1Cache::new(dir.path(), "serve --find-skills", vec![root.path().to_owned()]).load(), None);
         // A root that changed since (a skill directory added): not used.
