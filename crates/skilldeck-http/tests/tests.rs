@@ -6,7 +6,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -235,8 +235,8 @@ fn an_attacker_reopening_what_is_shed_keeps_no_one_out() {
             };
             let mut held: Vec<TcpStream> = (0..64).map(|_| half_line()).collect();
             let mut opened = held.len();
-            let start = Instant::now();
-            while !done.load(std::sync::atomic::Ordering::Relaxed) && opened < 5_000 && start.elapsed().as_secs() < 30 {
+            // Bounded by work: at most 5,000 reopenings, whatever the machine's speed.
+            while !done.load(std::sync::atomic::Ordering::Relaxed) && opened < 5_000 {
                 for stream in &mut held {
                     let mut buf = [0u8; 512];
                     match stream.read(&mut buf) {
