@@ -1,6 +1,6 @@
 //! The connections a server holds: how many, whose, and which of them are
 //! waiting for a request head (and since when), so that the one that has
-//! waited longest can be shed to make room.
+//! waited longest, of the peer holding the most, can be shed to make room.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
@@ -78,9 +78,6 @@ pub(crate) struct Table {
     /// Ids and stamps both: strictly increasing, so order is age.
     clock: u64,
     conns: HashMap<u64, Conn>,
-    /// Every stalled connection, by the stamp of when it began to wait: the
-    /// first has waited longest.
-    stalled: BTreeMap<u64, u64>,
     /// Connections not yet read, all peers.
     fresh: usize,
     peers: HashMap<Peer, PeerConns>,
@@ -93,7 +90,6 @@ impl Table {
             per_peer: per_peer.max(1),
             clock: 0,
             conns: HashMap::new(),
-            stalled: BTreeMap::new(),
             fresh: 0,
             peers: HashMap::new(),
         }
@@ -170,7 +166,6 @@ impl Table {
                 }
             }
             State::Stalled(stamp) => {
-                self.stalled.remove(&stamp);
                 if let Some(peer) = peer {
                     peer.stalled.remove(&stamp);
                 }
@@ -195,7 +190,6 @@ impl Table {
         if let Some(conn) = self.conns.get_mut(&id) {
             conn.state = State::Stalled(stamp);
         }
-        self.stalled.insert(stamp, id);
         if let Some(peer) = self.peers.get_mut(&peer) {
             peer.stalled.insert(stamp, id);
         }
@@ -370,7 +364,8 @@ mod tests {
         assert!(table.remove(a.id).is_none());
         assert!(table.remove(b.id).is_some());
         assert_eq!(table.len(), 0);
-        assert!(table.peers.is_empty() && table.stalled.is_empty() && table.fresh == 0);
+        // A peer holds its stalled connections: none is left with the peers gone.
+        assert!(table.peers.is_empty() && table.fresh == 0);
     }
 
     #[test]
