@@ -196,14 +196,21 @@ pub(crate) fn contains_word(haystack: &str, needle: &str) -> bool {
 
 /// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
 pub(crate) fn prefix(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
+    &s[..utf8_prefix(s.as_bytes(), max).len()]
+}
+
+/// The longest prefix of UTF-8 `bytes` of at most `max` bytes that does not
+/// end inside a character (of bytes not UTF-8, some prefix of at most `max`).
+pub(crate) fn utf8_prefix(bytes: &[u8], max: usize) -> &[u8] {
+    if bytes.len() <= max {
+        return bytes;
     }
     let mut end = max;
-    while !s.is_char_boundary(end) {
+    // Back off continuation bytes (10xxxxxx): the cut is then before a character's first byte.
+    while end > 0 && bytes[end] & 0xC0 == 0x80 {
         end -= 1;
     }
-    &s[..end]
+    &bytes[..end]
 }
 
 #[cfg(test)]

@@ -229,22 +229,26 @@ impl Skill {
         if let Some(body) = self.data.body.get() {
             return Ok(Cow::Borrowed(crate::text::prefix(body, max)));
         }
-        match &self.data.origin {
-            Origin::Fs { skill_md, .. } => {
-                let confinement = self.data.confinement.as_deref().unwrap_or(&Confinement::NOWHERE);
-                read::body_prefix(skill_md, confinement, max).map(Cow::Owned)
-            }
-            _ => Ok(Cow::Borrowed("")),
+        match self.disk_file() {
+            Some((skill_md, confinement)) => read::body_prefix(skill_md, confinement, max).map(Cow::Owned),
+            None => Ok(Cow::Borrowed("")),
         }
     }
 
     /// A disk skill's body, read from its `SKILL.md` now under its
     /// confinement; `None` for other origins, whose body is held.
     fn read_disk_body(&self) -> Option<io::Result<String>> {
+        let (skill_md, confinement) = self.disk_file()?;
+        Some(read::body(skill_md, confinement))
+    }
+
+    /// A disk skill's `SKILL.md` and the confinement it is read under; `None`
+    /// for other origins.
+    fn disk_file(&self) -> Option<(&Path, &Confinement)> {
         let Origin::Fs { skill_md, .. } = &self.data.origin else {
             return None;
         };
-        Some(read::body(skill_md, self.data.confinement.as_deref().unwrap_or(&Confinement::NOWHERE)))
+        Some((skill_md, self.data.confinement.as_deref().unwrap_or(&Confinement::NOWHERE)))
     }
 
     /// Whether the body can be served now. One that cannot be read (the file

@@ -15,6 +15,7 @@ use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, 
 use crate::name::{NameKind, check_name_characters};
 use crate::source::confine::{Confinement, Refusal};
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
+use crate::text::utf8_prefix;
 
 /// Default cap on the bytes of a frontmatter: 1 MiB.
 pub const DEFAULT_MAX_FRONTMATTER: usize = 1 << 20;
@@ -203,7 +204,7 @@ pub(crate) fn body_prefix(path: &Path, confinement: &Confinement, max: usize) ->
         let seen = if ended { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
         match frontmatter::fences(seen) {
             Fences::Closed { body_start, .. } if ended || text.len() - body_start >= max => {
-                return Ok(lossy(char_prefix(&text[body_start..], max)));
+                return Ok(lossy(utf8_prefix(&text[body_start..], max)));
             }
             Fences::Closed { body_start, .. } => want = bom + body_start + max,
             // A fence still open, or no whole line yet: read on, up to the serving limit.
@@ -218,19 +219,6 @@ pub(crate) fn body_prefix(path: &Path, confinement: &Confinement, max: usize) ->
 fn grow(path: &Path, want: usize) -> io::Result<usize> {
     Refusal::check_size(path.display(), want as u64)?;
     Ok(want.saturating_mul(2))
-}
-
-/// The longest prefix of UTF-8 `bytes` of at most `max` bytes that ends at
-/// a character boundary.
-fn char_prefix(bytes: &[u8], max: usize) -> &[u8] {
-    if bytes.len() <= max {
-        return bytes;
-    }
-    let mut end = max;
-    while end > 0 && bytes[end] & 0xC0 == 0x80 {
-        end -= 1;
-    }
-    &bytes[..end]
 }
 
 fn no_frontmatter(path: &Path) -> io::Error {
