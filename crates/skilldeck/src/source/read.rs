@@ -159,8 +159,7 @@ fn read_head(mut file: File, max_frontmatter: usize, buf: &mut Vec<u8>) -> io::R
         let ended = got == 0;
         let text = &buf[..filled];
         let text = text.strip_prefix(BOM).unwrap_or(text);
-        // Judge only whole lines: the last one may continue past this read.
-        let seen = if ended { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
+        let seen = whole_lines(text, ended);
         match frontmatter::fences(seen) {
             Fences::Closed { yaml_start, yaml_end, .. } if yaml_end - yaml_start > max_frontmatter => return Ok(None),
             Fences::Unclosed if seen.len() > max_frontmatter => return Ok(None),
@@ -169,6 +168,15 @@ fn read_head(mut file: File, max_frontmatter: usize, buf: &mut Vec<u8>) -> io::R
             Fences::Unclosed if !ended => {}
             _ => return Ok(Some(filled)),
         }
+    }
+}
+
+/// What of `text`, read so far, may be judged: all of it once the file
+/// `ended`, else its whole lines (the last one may continue past this read).
+fn whole_lines(text: &[u8], ended: bool) -> &[u8] {
+    match ended {
+        true => text,
+        false => &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)],
     }
 }
 
@@ -200,8 +208,7 @@ pub(crate) fn body_prefix(path: &Path, confinement: &Confinement, max: usize) ->
         let ended = opened.read_to(&mut bytes, want)?;
         let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
         let bom = bytes.len() - text.len();
-        // Judge only whole lines: the last one may continue past this read.
-        let seen = if ended { text } else { &text[..text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)] };
+        let seen = whole_lines(text, ended);
         match frontmatter::fences(seen) {
             Fences::Closed { body_start, .. } if ended || text.len() - body_start >= max => {
                 return Ok(lossy(utf8_prefix(&text[body_start..], max)));
