@@ -247,12 +247,17 @@ def test_a_restarted_server_answers_initialize_with_the_last_runs_level_1(large_
         server = RawStdio(large_tree.args)
         return server, server.handshake()["instructions"]
 
-    first, said = start()
-    try:
-        assert said == LOADING
-        published_and_kept(first)
-    finally:
-        first.close()
+    def loading_then_kept() -> RawStdio:
+        """A start told the catalog is loading, which keeps its level 1 once it is read."""
+        server, said = start()
+        try:
+            assert said == LOADING
+            published_and_kept(server)
+        finally:
+            server.close()
+        return server
+
+    loading_then_kept()
     second, said = start()
     try:
         assert said == real
@@ -264,12 +269,7 @@ def test_a_restarted_server_answers_initialize_with_the_last_runs_level_1(large_
     # Cut short: not used, said so, and written again once the catalog is read.
     [file] = cache_files()
     file.write_bytes(file.read_bytes()[:100])
-    third, said = start()
-    try:
-        assert said == LOADING
-        published_and_kept(third)
-    finally:
-        third.close()
+    third = loading_then_kept()
     assert b"level-1 cache is not one this version wrote" in third.stderr
     assert json.loads(file.read_text())["instructions"] == real
 
