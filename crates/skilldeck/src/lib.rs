@@ -63,7 +63,7 @@ pub use render::budget::{Budget, BudgetReport, CLOSED_MIN_SHARE, Fitted, ParseBu
 
 pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use name::{NAME_MAX_BYTES, NameError, NameKind, NameProblem, check_name, check_name_characters};
-pub use search::{Hit, SearchResults};
+pub use search::{Hit, SavedSearch, SavedSearchError, SearchResults};
 // The walker's types appear in the engine's own signatures (`walk_limits`,
 // `Warning::WalkLimit`, `Catalog::skill_files`): re-exported under their own
 // names, so a user needs no dependency on `skilldeck-walk`.

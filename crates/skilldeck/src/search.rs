@@ -20,7 +20,8 @@
 //! with `examples/tune_search.rs`). The index is built once per snapshot, on
 //! first use (the start of each body read on the walker's pool and not
 //! kept), and shared by every reader of the snapshot; a catalog nobody
-//! searches never builds it.
+//! searches never builds it. [`Catalog::save_search`] gives it as bytes and
+//! [`SavedSearch`] reads them back (`saved.rs`), for a cache across runs.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -32,6 +33,10 @@ use crate::agent::AgentView;
 use crate::catalog::Catalog;
 use crate::model::{Origin, Skill};
 use crate::text::{fold, is_word_char, prefix};
+
+mod saved;
+
+pub use saved::{SavedSearch, SavedSearchError};
 
 /// What a search found: the ranked hits, or none and `abstained` when
 /// nothing matched the query well enough (an empty query included).
@@ -221,11 +226,25 @@ impl fmt::Debug for SearchIndex {
     }
 }
 
-/// One document's term counts per field (by term), and each field's length
-/// in tokens.
+/// One document's term counts per field, and each field's length in
+/// tokens. The terms are one text, each term's counts beside where it ends
+/// in it: two allocations a document, not one a term.
 struct Analyzed {
-    terms: Vec<(Box<str>, [u16; FIELDS])>,
+    text: String,
+    terms: Vec<(u32, [u16; FIELDS])>,
     lengths: [u32; FIELDS],
+}
+
+impl Analyzed {
+    /// Each term with its counts, in the order they first occur.
+    fn terms(&self) -> impl Iterator<Item = (&str, [u16; FIELDS])> {
+        let mut start = 0;
+        self.terms.iter().map(move |&(end, counts)| {
+            let term = &self.text[start..end as usize];
+            start = end as usize;
+            (term, counts)
+        })
+    }
 }
 
 impl SearchIndex {
@@ -264,17 +283,21 @@ impl SearchIndex {
                     tuning.field_weights[f] / (1.0 - b + b * analyzed.lengths[f] as f32 / average[f])
                 });
                 let mut terms = Vec::with_capacity(analyzed.terms.len());
-                for (term, tf) in analyzed.terms {
+                for (term, tf) in analyzed.terms() {
                     let weight: f32 = tf.iter().zip(&norms).map(|(&n, norm)| f32::from(n) * norm).sum();
                     // A term only in fields weighted zero says nothing (and must not touch a document).
                     if weight <= 0.0 {
                         continue;
                     }
-                    let next = df.len() as u32;
-                    let id = *ids.entry(term).or_insert(next);
-                    if id == next {
-                        df.push(0);
-                    }
+                    let id = match ids.get(term) {
+                        Some(&id) => id,
+                        None => {
+                            let id = df.len() as u32;
+                            ids.insert(term.into(), id);
+                            df.push(0);
+                            id
+                        }
+                    };
                     df[id as usize] += 1;
                     terms.push((id, weight));
                 }
@@ -299,12 +322,30 @@ impl SearchIndex {
         let terms: HashMap<Box<str>, (u32, u32)> =
             ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
         let stems = if tuning.stem_weight > 0.0 { stem_groups(&terms) } else { HashMap::new() };
+        SearchIndex::assemble(docs, shared, agents, terms, postings, stems, tuning)
+    }
 
+    /// An index of these parts (built or read back), with its name table.
+    fn assemble(
+        docs: Vec<Skill>,
+        shared: usize,
+        agents: BTreeMap<String, usize>,
+        terms: HashMap<Box<str>, (u32, u32)>,
+        postings: Vec<Posting>,
+        stems: HashMap<Box<str>, Vec<(u32, u32)>>,
+        tuning: Tuning,
+    ) -> SearchIndex {
         let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
         for (doc, skill) in docs.iter().enumerate() {
             names.entry(fold(skill.name().trim()).into()).or_default().push(doc as u32);
         }
         SearchIndex { docs, shared, agents, terms, postings, stems, names, tuning }
+    }
+
+    /// Ranks the exposed skills (no agent's own records) for `query`.
+    fn search_shared(&self, query: &str, limit: usize) -> SearchResults<'_> {
+        let shared = self.shared as u32;
+        self.search(query, limit, true, |doc| (doc < shared).then_some(doc))
     }
 
     /// The postings of the term whose range is `range` (none for no term).
@@ -534,53 +575,54 @@ fn is_cjk(c: char) -> bool {
 /// One skill's term counts per field. A body that cannot be read
 /// contributes nothing.
 fn analyze(skill: &Skill, body_bytes: usize) -> Analyzed {
-    thread_local! {
-        // One table per thread, cleared for each document: building a fresh one per
-        // document (growing it to a few hundred terms each time) was a tenth of a build.
-        static COUNTS: std::cell::RefCell<HashMap<Box<str>, [u16; FIELDS]>> =
-            std::cell::RefCell::new(HashMap::new());
+    let name = fold(skill.name());
+    let description = fold(skill.description().unwrap_or_default());
+    let triggers: Vec<String> = skill.triggers().iter().map(|t| fold(t)).collect();
+    let body = fold(&skill.body_prefix(body_bytes).unwrap_or(Cow::Borrowed("")));
+    // The terms borrow the folded texts: no term is allocated until it is one text.
+    let mut counter = Counter { counts: HashMap::with_capacity(512), order: Vec::new(), lengths: [0; FIELDS] };
+    counter.add(NAME, &name);
+    if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
+        counter.count(&name, NAME);
     }
-    COUNTS.with_borrow_mut(|counts| {
-        let mut counter = Counter { counts, lengths: [0; FIELDS] };
-        let name = counter.add(NAME, skill.name());
-        if !name.is_empty() && name.contains(|c: char| !is_word_char(c)) {
-            counter.count(&name, NAME);
-        }
-        counter.add(DESCRIPTION, skill.description().unwrap_or_default());
-        for trigger in skill.triggers() {
-            counter.add(TRIGGERS, trigger);
-        }
-        let body = skill.body_prefix(body_bytes).unwrap_or(Cow::Borrowed(""));
-        counter.add(BODY, &body);
-        let lengths = counter.lengths;
-        let mut terms: Vec<_> = counts.drain().collect();
-        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Analyzed { terms, lengths }
-    })
+    counter.add(DESCRIPTION, &description);
+    for trigger in &triggers {
+        counter.add(TRIGGERS, trigger);
+    }
+    counter.add(BODY, &body);
+    let mut text = String::with_capacity(counter.order.iter().map(|t| t.len()).sum());
+    let terms = counter
+        .order
+        .iter()
+        .map(|term| {
+            text.push_str(term);
+            (text.len() as u32, counter.counts[term])
+        })
+        .collect();
+    Analyzed { text, terms, lengths: counter.lengths }
 }
 
-/// Counts one document's terms into a table of the thread's.
+/// Counts one document's terms, in the order they first occur.
 struct Counter<'t> {
-    counts: &'t mut HashMap<Box<str>, [u16; FIELDS]>,
+    counts: HashMap<&'t str, [u16; FIELDS]>,
+    order: Vec<&'t str>,
     lengths: [u32; FIELDS],
 }
 
-impl Counter<'_> {
-    /// Counts the words of `text` in `field`; returns the folded text.
-    fn add(&mut self, field: usize, text: &str) -> String {
-        let folded = fold(text);
-        for word in words(&folded) {
+impl<'t> Counter<'t> {
+    /// Counts the words of folded `text` in `field`.
+    fn add(&mut self, field: usize, text: &'t str) {
+        for word in words(text) {
             self.lengths[field] += 1;
             self.count(word, field);
         }
-        folded
     }
 
-    fn count(&mut self, term: &str, field: usize) {
-        let counts = match self.counts.get_mut(term) {
-            Some(counts) => counts,
-            None => self.counts.entry(term.into()).or_insert([0; FIELDS]),
-        };
+    fn count(&mut self, term: &'t str, field: usize) {
+        let counts = self.counts.entry(term).or_insert_with(|| {
+            self.order.push(term);
+            [0; FIELDS]
+        });
         counts[field] = counts[field].saturating_add(1);
     }
 }
@@ -604,9 +646,7 @@ impl Catalog {
     /// assert_eq!(catalog.search("", 10).abstained, true);
     /// ```
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
-        let index = self.search_index();
-        let shared = index.shared as u32;
-        index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
+        self.search_index().search_shared(query, limit)
     }
 }
 
@@ -679,8 +719,7 @@ impl Tuned {
 
     /// The search, with the abstention rule of the tuning.
     pub fn search(&self, query: &str, limit: usize) -> SearchResults<'_> {
-        let shared = self.index.shared as u32;
-        self.index.search(query, limit, true, |doc| (doc < shared).then_some(doc))
+        self.index.search_shared(query, limit)
     }
 
     /// The ranking without abstention, and the best hit's coverage and

@@ -141,15 +141,28 @@ pub(crate) fn ruby_strip(s: &str) -> &str {
 /// Insika's fold: NFD, nonspacing marks (`Mn`) removed, then each character
 /// lowercased on its own (Ruby's `downcase` has no final-sigma context).
 /// ASCII text (most of it, and every search over a large catalog folds it
-/// all) takes the fast path to the same result.
+/// all) takes the fast path to the same result, and so do the ASCII runs
+/// of other text: NFD reorders only runs of combining characters, which
+/// never hold an ASCII one, so it may be applied to the text between them.
 pub(crate) fn fold(s: &str) -> String {
-    if s.is_ascii() {
-        return s.to_ascii_lowercase();
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while !rest.is_empty() {
+        let ascii = rest.bytes().position(|b| !b.is_ascii()).unwrap_or(rest.len());
+        let start = out.len();
+        out.push_str(&rest[..ascii]);
+        out[start..].make_ascii_lowercase();
+        rest = &rest[ascii..];
+        let other = rest.bytes().position(|b| b.is_ascii()).unwrap_or(rest.len());
+        out.extend(
+            rest[..other]
+                .nfd()
+                .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
+                .flat_map(char::to_lowercase),
+        );
+        rest = &rest[other..];
     }
-    s.nfd()
-        .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
-        .flat_map(char::to_lowercase)
-        .collect()
+    out
 }
 
 /// Onigmo's `[[:alnum:]]` in Unicode mode: a letter, a mark or a decimal digit.
@@ -244,11 +257,34 @@ mod tests {
     }
 
     #[test]
+    fn fold_by_runs_is_the_whole_texts_fold() {
+        use proptest::prelude::*;
+        let whole = |s: &str| -> String {
+            s.nfd()
+                .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        // Marks and letters that compose, reorder or decompose, among ASCII.
+        let pieces = prop::sample::select(vec![
+            "a", "B", " ", "-", "e\u{301}", "\u{301}", "\u{323}", "\u{302}", "\u{316}", "É", "ǅ", "ﬁ", "Ω", "İ", "ẞ",
+            "\u{0F71}", "\u{0F72}", "\u{0F73}", "한", "\u{1100}", "\u{1161}", "日本",
+        ]);
+        proptest!(|(parts in prop::collection::vec(pieces, 0..12), any in ".{0,12}")| {
+            let text = format!("{}{any}", parts.concat());
+            prop_assert_eq!(fold(&text), whole(&text));
+        });
+    }
+
+    #[test]
     fn fold_drops_accents_and_lowercases_per_character() {
         assert_eq!(fold("MAQUIÁGEM avançado"), "maquiagem avancado");
         assert_eq!(fold("ΟΔΟΣ"), "οδοσ");
         // NFD splits İ into I + U+0307 before the marks go, so it folds to a bare i.
         assert_eq!(fold("İ"), "i");
+        // Runs of ASCII among other text fold as the whole text's NFD would.
+        assert_eq!(fold("Cafe\u{301} CRÈME brûlée, Ω!"), "cafe creme brulee, ω!");
+        assert_eq!(fold("a\u{0323}\u{0302}B"), "ab");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde_json::json;
 use skilldeck::search::{BODY_INDEXED_BYTES, MAX_QUERY_BYTES};
 use skilldeck::store::{MemoryStore, SkillStore};
-use skilldeck::{AgentProfile, Catalog, NOT_FOUND_NAMES_MAX, SearchResults, SkillDef, SkillTool};
+use skilldeck::{AgentProfile, Catalog, NOT_FOUND_NAMES_MAX, SavedSearch, SearchResults, SkillDef, SkillTool};
 
 use crate::util::Tree;
 
@@ -307,6 +307,24 @@ proptest! {
         let found = first.search(&query, 10);
         prop_assert!(found.hits.windows(2).all(|w| w[0].score >= w[1].score));
         prop_assert_eq!(found.abstained, found.hits.is_empty());
+    }
+
+    /// Issue 20: the index saved and read back ranks as the catalog does,
+    /// score for score, and saves as the same bytes again.
+    #[test]
+    fn a_saved_index_read_back_ranks_as_its_catalog(skills in catalog_strategy(), query in description_strategy()) {
+        let scored = |found: SearchResults<'_>| -> (bool, Vec<(String, Option<String>, u64)>) {
+            let hits = found.hits.iter();
+            (found.abstained, hits.map(|h| (h.skill.name().to_owned(), h.skill.description().map(str::to_owned), h.score.to_bits())).collect())
+        };
+        let catalog = build(&skills);
+        let bytes = catalog.save_search();
+        let saved = SavedSearch::from_bytes(&bytes).unwrap();
+        prop_assert_eq!(saved.len(), catalog.skills().len());
+        prop_assert_eq!(scored(saved.search(&query, 10)), scored(catalog.search(&query, 10)));
+        for (name, _, _) in &skills {
+            prop_assert_eq!(scored(saved.search(name, 3)), scored(catalog.search(name, 3)));
+        }
     }
 
     #[test]
