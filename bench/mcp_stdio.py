@@ -64,6 +64,29 @@ class Server:
                     raise SystemExit(f"bench: {method} failed: {reply['error']}")
                 return reply["result"]
 
+    def requests_at_once(self, calls: list[tuple[str, Any]]) -> list[tuple[dict[str, Any], float]]:
+        """Sends every (method, params) before reading any answer; each result with the
+        `time.perf_counter()` at which it arrived, in the order asked."""
+        assert self.proc.stdin and self.proc.stdout
+        ids = []
+        for method, params in calls:
+            self.next_id += 1
+            ids.append(self.next_id)
+            message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+            self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+        answered: dict[int, tuple[dict[str, Any], float]] = {}
+        while len(answered) < len(ids):
+            line = self.proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"bench: server exited ({self.proc.poll()}) during {calls}")
+            reply = json.loads(line)
+            if reply.get("id") in ids:
+                if "error" in reply:
+                    raise SystemExit(f"bench: request {reply['id']} failed: {reply['error']}")
+                answered[reply["id"]] = (reply["result"], time.perf_counter())
+        return [answered[i] for i in ids]
+
     def handshake(self) -> dict[str, Any]:
         """`initialize` then `notifications/initialized`; the `initialize` result."""
         result = self.request(

@@ -9,12 +9,14 @@ Each run spawns a fresh server on raw stdio and times, from the spawn:
      that it is loading when it is not read within --instructions-wait, 50 ms by default);
   2. the first `tools/call skill` answered, sent right after the handshake (bar: under 1.5x
      the median of cold `skilldeck list --root DIR` runs, timed in the same run, in turn);
-  3. the first `tools/call find_skills` answered, sent after that (it waits for the search
-     index; bar: within 1 s of `initialize` on a warm start, 1.5x a cold list on a cold one).
+  3. the first `tools/call find_skills` answered, sent with it (on a warm start the last
+     run's saved index answers; on a cold one it waits for the catalog and its index; bar:
+     within 1 s of `initialize` on a warm start, 1.5x a cold list on a cold one).
 
-The servers keep their level-1 cache in a directory of the bench's own: the warm-up run
-writes it, so each timed run is a warm start, whose `initialize` carries the last run's
-level 1. With --cold-cache the cache is emptied before each run (a first start).
+The servers keep their start cache (level 1 and search index) in a directory of the bench's
+own: the warm-up run writes it, so each timed run is a warm start, whose `initialize`
+carries the last run's level 1. With --cold-cache the cache is emptied before each run (a
+first start).
 
 With --edit (the tree must be writable: copy a read-only tree under /work/trees/ first), each
 run also edits one SKILL.md's description just after the first call is answered (or
@@ -75,12 +77,14 @@ def one_run(binary: Path, tree: Path, name: str, skill_md: Path | None, delay: f
     try:
         init = server.handshake()
         t_init = time.perf_counter() - start
-        result = server.request("tools/call", {"name": "skill", "arguments": {"name": name}})
-        t_call = time.perf_counter() - start
+        # Both at once, as a host's model may: neither waits for the other's answer.
+        (result, at_call), (_, at_find) = server.requests_at_once([
+            ("tools/call", {"name": "skill", "arguments": {"name": name}}),
+            ("tools/call", {"name": "find_skills", "arguments": {"query": name.replace("-", " ")}}),
+        ])
+        t_call, t_find = at_call - start, at_find - start
         if result.get("isError"):
             raise SystemExit(f"bench: tools/call {name} failed: {result}")
-        server.request("tools/call", {"name": "find_skills", "arguments": {"query": name.replace("-", " ")}})
-        t_find = time.perf_counter() - start
         loading = float("still being read" in (init.get("instructions") or ""))
         out = {"init": t_init, "call": t_call, "find": t_find, "loading": loading}
         if skill_md is not None:
@@ -100,6 +104,21 @@ def one_run(binary: Path, tree: Path, name: str, skill_md: Path | None, delay: f
             finally:
                 skill_md.write_bytes(original)
         return out
+    finally:
+        server.close()
+
+
+def warm_up(binary: Path, tree: Path, name: str, cache: Path) -> None:
+    """One server's start, kept running until it has written its start cache (the
+    search index is written once it is built, on a thread of its own)."""
+    server = Server(binary, ["--root", str(tree)])
+    try:
+        server.handshake()
+        server.request("tools/call", {"name": "find_skills", "arguments": {"query": name.replace("-", " ")}})
+        deadline = time.perf_counter() + 120
+        while not list(cache.glob("search-*.bin")) and time.perf_counter() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # the level-1 file is written right after the search file
     finally:
         server.close()
 
@@ -125,7 +144,7 @@ def main() -> int:
     skill_md = Path(location) if args.edit else None
     cache = Path(tempfile.mkdtemp(prefix="skilldeck-bench-cache-"))
     os.environ["XDG_CACHE_HOME"] = str(cache)  # the servers inherit it
-    one_run(args.bin, args.tree, name, None)  # warm-up: writes the level-1 cache
+    warm_up(args.bin, args.tree, name, cache / "skilldeck")
     lists, runs = [], []
     for _ in range(args.runs):
         if args.cold_cache:

@@ -13,7 +13,7 @@ use skilldeck::store::SkillStore;
 use skilldeck::{AgentProfile, Budget, CatalogBuilder};
 use skilldeck_http::Token;
 use skilldeck_mcp::{
-    ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Level1Cache, Options, ProfileStore, SkillServer, Watch,
+    ClientRoots, FindSkills, Format, HttpLimits, HttpOptions, Options, ProfileStore, SkillServer, StartCache, Watch,
 };
 
 use crate::http::ConnectionArgs;
@@ -123,8 +123,8 @@ pub(crate) fn run(
     let looked_in = roots.looked_in.clone();
     // Only a catalog of directories alone is known by its roots' times; a store, data
     // skills or an agent's profile change without them.
-    let level1_cache = match store.is_none() && others.is_empty() && agent.profile.is_none() {
-        true => level1_cache(&roots.looked_in),
+    let start_cache = match store.is_none() && others.is_empty() && agent.profile.is_none() {
+        true => start_cache(&roots.looked_in),
         false => None,
     };
     let options = Options {
@@ -138,7 +138,7 @@ pub(crate) fn run(
         verbose,
         looked_in,
         client_roots,
-        level1_cache,
+        start_cache,
     };
     // Someone typed `skilldeck serve` at a prompt: say what it waits for, or it looks hung.
     if http.is_none() && std::io::stdin().is_terminal() {
@@ -197,16 +197,16 @@ pub(crate) fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The cache of this start's level 1 (`Level1Cache`), in the user's cache
+/// The cache of this start's level 1 and search index (`StartCache`), in the user's cache
 /// directory: this command line, in this directory, with this home, over
 /// the places looked in.
-fn level1_cache(looked_in: &[PathBuf]) -> Option<Level1Cache> {
-    let dir = Level1Cache::user_dir()?;
+fn start_cache(looked_in: &[PathBuf]) -> Option<StartCache> {
+    let dir = StartCache::user_dir()?;
     let cwd = std::env::current_dir().ok()?;
     let args = without_token(std::env::args_os().skip(1).map(|arg| arg.to_string_lossy().into_owned()));
     let home = skilldeck::home_dir().unwrap_or_default();
     let key = format!("{:?} in {} home {}", args, cwd.display(), home.display());
-    Some(Level1Cache::new(&dir, &key, looked_in.to_vec()))
+    Some(StartCache::new(&dir, &key, looked_in.to_vec()))
 }
 
 /// A command line without `--token`'s value, which chooses nothing of the

@@ -3,7 +3,7 @@
 //! out of `instructions`.
 
 use serde_json::{Map, Value, json};
-use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SearchResults, Skill, SkillTool, ToolResult};
+use skilldeck::{AgentProfile, Catalog, LoadSkillTool, SavedSearch, SearchResults, Skill, SkillTool, ToolResult};
 
 /// The tool's name.
 pub const FIND_SKILLS: &str = "find_skills";
@@ -47,18 +47,27 @@ pub(crate) fn input_schema() -> Map<String, Value> {
 /// tool's `structuredContent` instead of its text when there is one, and the
 /// text's last line, how to load a skill, would be lost.
 pub(crate) fn call(catalog: &Catalog, profile: Option<&AgentProfile>, args: &Value) -> ToolResult {
+    match profile {
+        Some(profile) => answer(args, LoadSkillTool::NAME, |query, ranked| catalog.view(profile).search(query, ranked)),
+        None => answer(args, SkillTool::NAME, |query, ranked| catalog.search(query, ranked)),
+    }
+}
+
+/// Runs `find_skills` over the last run's saved index (a server with no
+/// agent), as [`call`] over the catalog that was saved.
+pub(crate) fn call_saved(saved: &SavedSearch, args: &Value) -> ToolResult {
+    answer(args, SkillTool::NAME, |query, ranked| saved.search(query, ranked))
+}
+
+/// The answer to `args`, ranked by `search` and loaded with `load_tool`.
+fn answer<'c>(args: &Value, load_tool: &str, search: impl FnOnce(&str, usize) -> SearchResults<'c>) -> ToolResult {
     let (query, limit) = match arguments(args) {
         Ok(arguments) => arguments,
         Err(message) => return ToolResult::error(message),
     };
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     // More than asked for, so that copies folded into a hit leave room for other skills.
-    let ranked = limit.saturating_mul(FOLD_ROOM);
-    let (results, load_tool) = match profile {
-        Some(profile) => (catalog.view(profile).search(query, ranked), LoadSkillTool::NAME),
-        None => (catalog.search(query, ranked), SkillTool::NAME),
-    };
-    render(&results, limit, load_tool)
+    render(&search(query, limit.saturating_mul(FOLD_ROOM)), limit, load_tool)
 }
 
 /// How many times the hits asked for are ranked, for copies to fold into.

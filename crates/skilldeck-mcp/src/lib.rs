@@ -43,15 +43,16 @@
 //! ```
 
 mod client_roots;
+mod early_search;
 mod find_skills;
 mod http;
 mod level1;
-mod level1_cache;
 mod live;
 mod mime;
 mod publication;
 mod ready;
 mod server;
+mod start_cache;
 mod stdio;
 mod subscribers;
 mod uri;
@@ -70,12 +71,12 @@ pub use find_skills::{
 };
 pub use http::{HttpLimits, HttpOptions, MAX_BODY_BYTES, serve_http};
 pub use level1::{DEFAULT_BUDGET, FindSkills, Format, NO_SKILLS, no_skills};
-pub use level1_cache::Level1Cache;
 pub use live::{Live, Watch, default_max_watches, watch};
 pub use publication::{MAX_BYTES, MAX_FILES};
 pub use ready::{INSTRUCTIONS_WAIT, loading_instructions};
 pub use server::{CACHE_SCOPE, Change, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Options, ProfileStore, SkillServer, TTL_MS};
 pub use skilldeck_http::{ConnectionLimits, Token, TokenError};
+pub use start_cache::StartCache;
 pub use stdio::MAX_PENDING_ANSWERS;
 pub use wire::MAX_MESSAGE_BYTES;
 

@@ -214,3 +214,98 @@ async fn an_empty_catalog_read_within_the_wait_says_where_it_looked() {
     let initialized = wire.initialize().await;
     assert_eq!(initialized["result"]["instructions"], json!(skilldeck_mcp::no_skills(&looked_in)));
 }
+
+/// A `find_skills` call's text.
+async fn find_skills(wire: &mut Wire, id: u64, query: &str) -> String {
+    wire.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "find_skills", "arguments": {"query": query}}}))
+        .await;
+    loop {
+        let message = wire.next().await;
+        if message.get("id") == Some(&json!(id)) {
+            return message["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+        }
+    }
+}
+
+/// A first run over two skills, which keeps its level 1 and its search
+/// index in `cache` once the index is built (on a thread of its own: the
+/// test waits for the level-1 file to name the search file).
+async fn first_run_keeps(cache: &skilldeck_mcp::StartCache, options: &Options) {
+    let builder = Catalog::builder()
+        .skill(SkillDef::new("pdf-forms").description("Fill in and flatten PDF forms."))
+        .skill(SkillDef::new("release").description("Cut a release of the project."));
+    let mut wire = Wire::connect(SkillServer::loading(builder, options.clone()));
+    wire.initialize().await;
+    assert!(find_skills(&mut wire, 1, "fill a pdf form").await.contains("1. pdf-forms: "));
+    for _ in 0..600 {
+        let kept = std::fs::read(cache.path()).ok().and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+        if kept.is_some_and(|kept| kept.get("search").is_some()) && cache.search_path().is_file() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the search index was never kept in {}", cache.path().display());
+}
+
+/// Issue 20, item 1: a restarted server whose catalog is still being read
+/// searches the last run's index at once; once its own is built, its own
+/// answers. A search file that is damaged is never searched.
+#[tokio::test]
+async fn find_skills_answers_from_the_last_runs_index_while_the_catalog_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = skilldeck_mcp::StartCache::new(dir.path(), "serve", Vec::new());
+    let options = Options {
+        instructions_wait: Duration::ZERO,
+        find_skills: skilldeck_mcp::FindSkills::Always,
+        start_cache: Some(cache.clone()),
+        ..Options::default()
+    };
+    first_run_keeps(&cache, &options).await;
+
+    // The second run's catalog is held: only the saved index can answer, with the first run's skills.
+    let (builder, release) = held();
+    let mut wire = Wire::connect(SkillServer::loading(builder, options.clone()));
+    let initialized = wire.initialize().await;
+    assert!(initialized["result"]["instructions"].as_str().unwrap().contains("pdf-forms"), "{initialized}");
+    let early = find_skills(&mut wire, 1, "fill a pdf form").await;
+    assert!(
+        early.starts_with("Skills that match, best first:\n1. pdf-forms: Fill in and flatten PDF forms.\n"),
+        "{early}"
+    );
+    release.send(()).unwrap();
+    // Its own index, once built, answers from the catalog as read.
+    let mut own = String::new();
+    for id in 2..600 {
+        own = find_skills(&mut wire, id, "gamma").await;
+        if own.contains("1. gamma: Gamma.") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(own.contains("1. gamma: Gamma."), "{own}");
+
+    // It keeps its own index in turn.
+    let kept = Catalog::builder().skill(SkillDef::new("gamma").description("Gamma.").content("Gamma body.\n"));
+    let kept = kept.build().save_search();
+    for _ in 0..600 {
+        if std::fs::read(cache.search_path()).unwrap() == kept {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(std::fs::read(cache.search_path()).unwrap(), kept);
+
+    // Damaged: the held run's call waits for its own catalog instead.
+    std::fs::write(cache.search_path(), &kept[..kept.len() - 1]).unwrap();
+    let (builder, release) = held();
+    let mut wire = Wire::connect(SkillServer::loading(builder, options));
+    wire.initialize().await;
+    let releasing = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        release.send(()).unwrap();
+    });
+    let answer = find_skills(&mut wire, 1, "gamma").await;
+    releasing.join().unwrap();
+    assert!(answer.contains("1. gamma: Gamma."), "{answer}");
+}
