@@ -836,8 +836,14 @@ impl SkillServer {
 /// Builds the search index of a generation that offers `find_skills` on a
 /// thread of its own, so that the first call does not wait for it (it reads
 /// every body). A call that comes sooner waits for this build, not another,
-/// or is answered from the last run's index (`early`), which this build
-/// retires; a generation that offers no search retires it at once.
+/// or is answered from the last run's index (`early`, the first
+/// publication's), which this build retires; a generation that offers no
+/// search retires it at once.
+///
+/// The first build keeps the thread's priority: the host's first
+/// `find_skills` may be waiting for it, and a lowered build took 6.6 s at
+/// 38,000 skills on a busy machine against 3.2 s. A reload's is lowered, so
+/// that it never slows the requests served meanwhile.
 fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>, early: Option<&Arc<EarlySearch>>) {
     let early = early.cloned();
     if !find_skills {
@@ -846,8 +852,9 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>, 
     }
     let (catalog, own_reads) = (catalog.clone(), own_reads.clone());
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
-        // Not lowered: a `find_skills` call that comes before it is built waits for it, and a
-        // lowered build took 6.6 s at 38,000 skills on a busy machine against 3.2 s.
+        if early.is_none() {
+            background_priority();
+        }
         let _reading = own_reads.start();
         let _ = catalog.search("", 1);
         early.inspect(|early| early.retire());
@@ -880,8 +887,8 @@ fn keep_start(cache: Option<&StartCache>, catalog: &Catalog, level1: &Level1, fi
 
 /// Lowers the calling thread's priority (nice 10, on Linux; elsewhere
 /// nothing): for work done ahead of need, which reads whole trees for
-/// seconds on a large one (the watches' set-up and catch-ups), so that it
-/// never slows a request, the first publication or an edit's reload beside
+/// seconds on a large one (the watches' set-up and catch-ups, a reload's
+/// search index), so that it never slows a request, the first publication or an edit's reload beside
 /// it. Threads it starts inherit it, and it is never
 /// raised again: it is only for threads of its own, never a pool's.
 pub(crate) fn background_priority() {
