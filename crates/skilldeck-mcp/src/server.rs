@@ -888,9 +888,9 @@ fn keep_start(cache: Option<&StartCache>, catalog: &Catalog, level1: &Level1, fi
 /// Lowers the calling thread's priority (nice 10, on Linux; elsewhere
 /// nothing): for work done ahead of need, which reads whole trees for
 /// seconds on a large one (the watches' set-up and catch-ups, a reload's
-/// search index), so that it never slows a request, the first publication or an edit's reload beside
-/// it. Threads it starts inherit it, and it is never
-/// raised again: it is only for threads of its own, never a pool's.
+/// search index), so that it never slows a request, the first publication
+/// or an edit's reload beside it. Threads it starts inherit it, and it is
+/// never raised again: it is only for threads of its own, never a pool's.
 pub(crate) fn background_priority() {
     #[cfg(target_os = "linux")]
     if let Err(error) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10) {
