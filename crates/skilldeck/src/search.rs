@@ -322,24 +322,16 @@ impl SearchIndex {
         let terms: HashMap<Box<str>, (u32, u32)> =
             ids.into_iter().map(|(term, id)| (term, ranges[id as usize])).collect();
         let stems = if tuning.stem_weight > 0.0 { stem_groups(&terms) } else { HashMap::new() };
-        SearchIndex::assemble(docs, shared, agents, terms, postings, stems, tuning)
+        SearchIndex { docs, shared, agents, terms, postings, stems, names: HashMap::new(), tuning }.with_names()
     }
 
-    /// An index of these parts (built or read back), with its name table.
-    fn assemble(
-        docs: Vec<Skill>,
-        shared: usize,
-        agents: BTreeMap<String, usize>,
-        terms: HashMap<Box<str>, (u32, u32)>,
-        postings: Vec<Posting>,
-        stems: HashMap<Box<str>, Vec<(u32, u32)>>,
-        tuning: Tuning,
-    ) -> SearchIndex {
-        let mut names: HashMap<Box<str>, Vec<u32>> = HashMap::new();
-        for (doc, skill) in docs.iter().enumerate() {
-            names.entry(fold(skill.name().trim()).into()).or_default().push(doc as u32);
+    /// The index with its name table made from its documents (built or
+    /// read back).
+    fn with_names(mut self) -> SearchIndex {
+        for (doc, skill) in self.docs.iter().enumerate() {
+            self.names.entry(fold(skill.name().trim()).into()).or_default().push(doc as u32);
         }
-        SearchIndex { docs, shared, agents, terms, postings, stems, names, tuning }
+        self
     }
 
     /// Ranks the exposed skills (no agent's own records) for `query`.

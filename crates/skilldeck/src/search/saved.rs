@@ -251,7 +251,7 @@ fn decode(bytes: &[u8]) -> Result<SearchIndex, SavedSearchError> {
     if !input.bytes.is_empty() {
         return Err(SavedSearchError::Damaged("bytes after its end"));
     }
-    Ok(SearchIndex::assemble(docs, shared, agents, terms, postings, stems, tuning))
+    Ok(SearchIndex { docs, shared, agents, terms, postings, stems, names: HashMap::new(), tuning }.with_names())
 }
 
 /// A saved hit: a logical skill of the name and description saved.
