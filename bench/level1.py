@@ -8,7 +8,8 @@ gabrielmoreira/agent-skills-mirror, about 15,700 files), with raw JSON-RPC on th
 server's pipes:
 
   1. `instructions`: its size against the budget, and whether its closing line counts
-     exactly the described skills (those the toolnexus catalog lists) that it leaves out;
+     exactly the exposed skills it does not show (what `find_skills` searches, less what
+     is listed: the undescribed skills, never listed, included);
   2. `find_skills` by each left-out skill's own name (all, or --sample N of them, spread
      evenly): how many come back as the top hit, and the round trip's median and p99;
   3. what a `name` enum in the `skill` tool's schema would cost: the tools/list entry's
@@ -80,7 +81,7 @@ def main() -> int:
     limit = int(args.budget.rstrip("c"))
     listed = ENTRY.findall(instructions)
     match = CLOSING.search(instructions)
-    omitted = sorted(set(described) - set(listed))
+    omitted = sorted(set(names) - set(listed))
     print(f"instructions: {len(instructions)} characters (budget {args.budget}), {len(listed)} skills listed")
     if len(instructions) > limit:
         print("  FAIL: over budget")

@@ -80,6 +80,7 @@ def test_budgets_cut_and_report(shop: Path) -> None:
     assert len(cut.text) <= 200 and cut.report.used == len(cut.text)
     r = cut.report
     assert sorted(r.full + [n for n, _ in r.shortened] + r.omitted) == ["cardapio", "formato", "pdf-forms", "pedido"]
+    assert r.unlisted == 0  # every skill of the shop has a description
     closed = catalog.fit("200c", search_tool="find_skills")
     assert "find_skills" in closed.text
     assert catalog.fit("100t").report.unit == "tokens"

@@ -678,6 +678,9 @@ struct PyBudgetReport {
     shortened: Vec<(String, usize)>,
     /// Skills left out, from the end of the order.
     omitted: Vec<String>,
+    /// Exposed skills the format never lists (no description), which a
+    /// search still finds.
+    unlisted: usize,
 }
 
 fn fitted(py: Python<'_>, f: skilldeck::Fitted<'_>) -> PyResult<PyFitted> {
@@ -695,6 +698,7 @@ fn fitted(py: Python<'_>, f: skilldeck::Fitted<'_>) -> PyResult<PyFitted> {
         full: r.full.iter().map(|s| (*s).to_owned()).collect(),
         shortened: r.shortened.iter().map(|(s, n)| ((*s).to_owned(), *n)).collect(),
         omitted: r.omitted.iter().map(|s| (*s).to_owned()).collect(),
+        unlisted: r.unlisted,
     };
     Ok(PyFitted { text: f.text, report: Py::new(py, report)? })
 }

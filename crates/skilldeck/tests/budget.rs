@@ -480,7 +480,7 @@ fn a_large_catalog_fits_a_small_budget() {
 }
 
 /// The closed form: within budget, and its last line counts exactly the
-/// skills its report omits.
+/// skills its report omits and those its renderer never lists.
 fn check_closed<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Result<Fitted<'c>, TestCaseError> {
     let closed = budget.closed("find_skills", |b| format.fit(b, catalog));
     let (text, report) = (&closed.text, &closed.report);
@@ -497,7 +497,7 @@ fn check_closed<'c>(format: Format, budget: Budget, catalog: &'c Catalog) -> Res
         // Nothing left out: the plain fit, byte for byte.
         prop_assert_eq!(text, &format.fit(budget, catalog).text);
     } else if !text.is_empty() {
-        let line = skilldeck::closing_line(report.omitted.len(), "find_skills");
+        let line = skilldeck::closing_line(report.omitted.len() + report.unlisted, "find_skills");
         match shown {
             0 => prop_assert_eq!(text, &line),
             _ => prop_assert!(text.ends_with(&format!("\n\n{line}")), "{text:?}"),
@@ -551,6 +551,29 @@ fn a_closed_text_names_what_it_left_out() {
     // A text that fits is not closed.
     let roomy = Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog));
     assert_eq!(roomy.text, render::toolnexus(&catalog));
+}
+
+/// Issue 20: the line counts every skill `find_skills` reaches that the
+/// text does not show, those without a description (never listed) too.
+#[test]
+fn the_closing_line_counts_the_undescribed_skills_a_search_reaches() {
+    let defs = (0..8).map(|i| SkillDef::new(format!("skill-{i}")).description(format!("Handles task {i}.")));
+    let catalog = Catalog::builder().skills(defs).skill(SkillDef::new("bare")).skill(SkillDef::new("plain")).build();
+    for fitted in [
+        Budget::chars(330).closed("find_skills", |b| b.toolnexus(&catalog)),
+        Budget::chars(330).closed("find_skills", |b| b.agentskills(&catalog)),
+    ] {
+        assert_eq!(fitted.report.unlisted, 2);
+        let shown = fitted.report.full.len() + fitted.report.shortened.len();
+        assert_eq!(shown + fitted.report.omitted.len() + 2, catalog.skills().len());
+        assert!(
+            fitted.text.ends_with(&skilldeck::closing_line(catalog.skills().len() - shown, "find_skills")),
+            "{}",
+            fitted.text
+        );
+    }
+    // Only as the renderer's own text's count: render::toolnexus never lists them, closed or not.
+    assert_eq!(Budget::chars(8000).closed("find_skills", |b| b.toolnexus(&catalog)).text, render::toolnexus(&catalog));
 }
 
 #[test]

@@ -119,6 +119,10 @@ class BudgetReport:
     def shortened(self) -> List[Tuple[str, int]]: ...
     @property
     def omitted(self) -> List[str]: ...
+    @property
+    def unlisted(self) -> int:
+        """Exposed skills the format never lists (no description), which a search still finds."""
+        ...
 
 @final
 class Fitted:

@@ -150,6 +150,16 @@ pub struct Fitted<'c> {
     pub report: BudgetReport<'c>,
 }
 
+impl Fitted<'_> {
+    /// Counts `catalog`'s exposed skills that the text's renderer never
+    /// lists (it lists only the described ones).
+    fn unlisted_of(mut self, catalog: &Catalog) -> Self {
+        let listed = self.report.full.len() + self.report.shortened.len() + self.report.omitted.len();
+        self.report.unlisted = catalog.skills().len().saturating_sub(listed);
+        self
+    }
+}
+
 /// What a budget did to a level-1 text. Every skill the renderer would list
 /// is in exactly one of `full`, `shortened` and `omitted`, each in the
 /// renderer's order.
@@ -169,6 +179,10 @@ pub struct BudgetReport<'c> {
     pub shortened: Vec<(&'c str, usize)>,
     /// Skills left out, from the end of the order.
     pub omitted: Vec<&'c str>,
+    /// Exposed skills the renderer never lists (those without a
+    /// description), which a search still finds: [`Budget::closed`]'s line
+    /// counts them with `omitted`.
+    pub unlisted: usize,
 }
 
 /// Why a budget string did not parse.
@@ -309,18 +323,19 @@ impl Budget {
 
     /// [`render::toolnexus`] within this budget.
     pub fn toolnexus<'c>(&self, catalog: &'c Catalog) -> Fitted<'c> {
-        match self.leaving_out {
+        let fitted = match self.leaving_out {
             // Which skills stay is the catalog's precedence (the project's first); they show
             // in the renderer's order.
             true => Fitter::new(*self, Layout::Toolnexus, &render::agentskills_skills(catalog)).shown_by_name().fit(),
             false => Fitter::new(*self, Layout::Toolnexus, &render::toolnexus_skills(catalog)).fit(),
-        }
+        };
+        fitted.unlisted_of(catalog)
     }
 
     /// [`render::agentskills`] within this budget. Escaping is counted: a
     /// share counts a description's own characters, the budget the escaped text.
     pub fn agentskills<'c>(&self, catalog: &'c Catalog) -> Fitted<'c> {
-        Fitter::new(*self, Layout::Agentskills, &render::agentskills_skills(catalog)).fit()
+        Fitter::new(*self, Layout::Agentskills, &render::agentskills_skills(catalog)).fit().unlisted_of(catalog)
     }
 
     /// [`render::insika`] within this budget, for an agent's lazy skills.
@@ -364,7 +379,8 @@ impl Budget {
     /// [`CLOSED_MIN_SHARE`] characters; else fitted to what remains once room
     /// is kept for a blank line and the [`closing_line`] naming
     /// `search_tool`, and closed by that line, which counts exactly the
-    /// skills the report omits. Beside the line, fewer skills show, each
+    /// skills the report omits and those it never lists (`unlisted`): every
+    /// skill a search reaches that the text does not show. Beside the line, fewer skills show, each
     /// readable: no description is shortened below `CLOSED_MIN_SHARE`, and
     /// which skills stay follows the catalog's precedence (the first roots'
     /// first: a project's skills before the user's and a registry's), shown
@@ -398,13 +414,13 @@ impl Budget {
             return whole;
         }
         let report = &whole.report;
-        let listed = report.full.len() + report.shortened.len() + report.omitted.len();
+        let listed = report.full.len() + report.shortened.len() + report.omitted.len() + report.unlisted;
         // The line for every skill has at least as many digits as the one
         // that will be written: in characters the first try always fits.
         let mut reserve = self.measure(&format!("\n\n{}", closing_line(listed, search_tool)));
         loop {
             let mut fitted = fit(Budget { limit: self.limit.saturating_sub(reserve), leaving_out: true, ..*self });
-            let line = closing_line(fitted.report.omitted.len(), search_tool);
+            let line = closing_line(fitted.report.omitted.len() + fitted.report.unlisted, search_tool);
             let text = match fitted.report.full.is_empty() && fitted.report.shortened.is_empty() {
                 true => line,
                 false => format!("{}\n\n{line}", fitted.text),
@@ -748,6 +764,7 @@ impl<'s, 'c> Fitter<'s, 'c> {
             full: Vec::new(),
             shortened: Vec::new(),
             omitted: self.skills[k..].iter().map(|s| s.name()).collect(),
+            unlisted: 0,
         };
         for i in self.shown(k) {
             self.learn(i);
