@@ -509,6 +509,10 @@ impl Ranking {
 /// and Japanese, written without spaces, give each pair of neighbouring
 /// ideographs or kana (a bigram; a lone one is itself).
 fn words(folded: &str) -> Vec<&str> {
+    // Most text is ASCII: split it by bytes, with no character's category to look up.
+    if folded.is_ascii() {
+        return folded.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    }
     let mut out = Vec::new();
     for run in folded.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()) {
         if !run.contains(is_cjk) {
