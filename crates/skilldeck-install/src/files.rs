@@ -100,9 +100,7 @@ pub(crate) fn collect(dir: &Path) -> Result<Vec<SkillFile>, FilesError> {
             let link = kind.is_symlink();
             if link {
                 let target = fs::read_link(&path).map_err(io(&path))?;
-                let inside = fs::canonicalize(&path)
-                    .ok()
-                    .filter(|real| real.starts_with(&real_dir) && real.is_file());
+                let inside = fs::canonicalize(&path).ok().filter(|real| real.starts_with(&real_dir) && real.is_file());
                 if inside.is_none() {
                     return Err(FilesError::LinkLeaves { path, target });
                 }

@@ -205,11 +205,7 @@ impl Repo {
             args.extend(["--", sub]);
         }
         let out = run(Some(&self.dir), &args).map_err(|message| self.failed("ls-tree", message))?;
-        Ok(out
-            .split('\0')
-            .filter(|p| *p == "SKILL.md" || p.ends_with("/SKILL.md"))
-            .map(str::to_owned)
-            .collect())
+        Ok(out.split('\0').filter(|p| *p == "SKILL.md" || p.ends_with("/SKILL.md")).map(str::to_owned).collect())
     }
 
     /// Writes the files of `commit` in `dirs` (repository paths; `""` for
@@ -226,22 +222,21 @@ impl Repo {
             ".{}.index",
             dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
         ));
-        let paths: Vec<&str> = if dirs.iter().any(|d| d.is_empty()) {
-            vec!["."]
-        } else {
-            dirs.iter().map(String::as_str).collect()
-        };
+        let paths: Vec<&str> =
+            if dirs.iter().any(|d| d.is_empty()) { vec!["."] } else { dirs.iter().map(String::as_str).collect() };
         let mut pathspecs = Vec::new();
         for p in &paths {
             pathspecs.extend_from_slice(p.as_bytes());
             pathspecs.push(0);
         }
         let mut command = git(Some(&self.dir));
-        command
-            .env("GIT_INDEX_FILE", &index)
-            .arg("--work-tree")
-            .arg(dest)
-            .args(["checkout", "--quiet", commit, "--pathspec-from-file=-", "--pathspec-file-nul"]);
+        command.env("GIT_INDEX_FILE", &index).arg("--work-tree").arg(dest).args([
+            "checkout",
+            "--quiet",
+            commit,
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ]);
         let result = output_with_input(command, &pathspecs);
         let _ = fs::remove_file(&index);
         result.map(|_| ()).map_err(|message| self.failed("checkout", message))

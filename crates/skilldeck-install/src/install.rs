@@ -45,7 +45,7 @@ pub enum InstallError {
         source: FilesError,
     },
     /// The source holds no skill.
-    #[error("{origin}: no skills found (no SKILL.md with a name and a description)")]
+    #[error("{origin}: no skills found (no SKILL.md skilldeck can read)")]
     NoSkills {
         /// The source, as typed or locked.
         origin: String,
@@ -390,7 +390,11 @@ impl Project {
         for (skill, dir) in chosen {
             let target = self.skills_dir().join(&skill.name);
             if target.exists() && !lock.skills.contains_key(&skill.name) && !options.force {
-                return Err(InstallError::Collision { name: skill.name.clone(), origin: source.to_string(), dir: target });
+                return Err(InstallError::Collision {
+                    name: skill.name.clone(),
+                    origin: source.to_string(),
+                    dir: target,
+                });
             }
             let mut entry = LockEntry::new(self.lock_source(source), source.source_type.as_str(), String::new());
             entry.source_url = source.lock_source_url();
@@ -501,7 +505,9 @@ impl Project {
             let target = self.skills_dir().join(name);
             let on_disk = if target.is_dir() { digests(name, &target)? } else { BTreeMap::new() };
             let verified = match &entry.files {
-                Some(files) => Verified { name: name.clone(), diff: Diff::between(files, &on_disk), hash_differs: false },
+                Some(files) => {
+                    Verified { name: name.clone(), diff: Diff::between(files, &on_disk), hash_differs: false }
+                }
                 None => Verified {
                     name: name.clone(),
                     diff: Diff::default(),
@@ -685,11 +691,8 @@ fn discover(source: &Source, tree: &Tree) -> Result<Vec<(Found, PathBuf)>, Insta
         let Some(dir) = skill.dir() else { continue };
         let rel = relative(&tree.root, dir).unwrap_or_default();
         let skill_path = if rel.is_empty() { "SKILL.md".to_owned() } else { format!("{rel}/SKILL.md") };
-        let found_skill = Found {
-            name: skill.name().to_owned(),
-            description: skill.description().map(str::to_owned),
-            skill_path,
-        };
+        let found_skill =
+            Found { name: skill.name().to_owned(), description: skill.description().map(str::to_owned), skill_path };
         found.push((found_skill, dir.to_path_buf()));
     }
     if found.is_empty() {
@@ -710,7 +713,8 @@ fn prepare(
     stage: &Stage,
     force: bool,
 ) -> Result<Ready, InstallError> {
-    let invalid = |reasons: Vec<String>| InstallError::Invalid { name: name.to_owned(), origin: source.to_owned(), reasons };
+    let invalid =
+        |reasons: Vec<String>| InstallError::Invalid { name: name.to_owned(), origin: source.to_owned(), reasons };
     if let Err(e) = check_name(name, NameKind::Skill) {
         return Err(invalid(vec![e.to_string()]));
     }

@@ -37,8 +37,6 @@ mod source;
 
 pub use files::{FilesError, MAX_FILE_BYTES, MAX_FILES};
 pub use git::{GitCache, GitError, Repo};
-pub use install::{
-    AddOptions, Diff, Found, InstallError, Installed, PROJECT_SKILLS_DIR, Project, Update, Verified,
-};
+pub use install::{AddOptions, Diff, Found, InstallError, Installed, PROJECT_SKILLS_DIR, Project, Update, Verified};
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, LockEntry, LockError, computed_hash};
 pub use source::{Location, Source, SourceError, SourceType};

@@ -189,7 +189,9 @@ impl Source {
                 reference: fragment.clone().or(reference),
             })
         };
-        if let Some(after) = rest.strip_prefix("https://github.com/").or_else(|| rest.strip_prefix("http://github.com/")) {
+        if let Some(after) =
+            rest.strip_prefix("https://github.com/").or_else(|| rest.strip_prefix("http://github.com/"))
+        {
             // owner/repo[.git][/tree/REF[/path]]
             let mut parts = after.trim_end_matches('/').splitn(5, '/');
             let (Some(owner), Some(repo)) = (parts.next(), parts.next()) else { return Err(unrecognised()) };
@@ -224,7 +226,12 @@ impl Source {
         match (parts.next(), parts.next(), parts.next()) {
             (Some(owner), Some(repo), subpath) if !owner.is_empty() && !repo.is_empty() && !repo.contains('@') => {
                 let repo = repo.strip_suffix(".git").unwrap_or(repo);
-                git(format!("https://github.com/{owner}/{repo}.git"), SourceType::Github, subpath.map(str::to_owned), reference)
+                git(
+                    format!("https://github.com/{owner}/{repo}.git"),
+                    SourceType::Github,
+                    subpath.map(str::to_owned),
+                    reference,
+                )
             }
             _ => Err(unrecognised()),
         }

@@ -33,9 +33,7 @@ fn weights(c: char) -> (u32, u8) {
 
 /// `a.localeCompare(b)`'s sign.
 pub(crate) fn locale_compare(a: &str, b: &str) -> Ordering {
-    let keys = |s: &str| -> (Vec<u32>, Vec<u8>) {
-        s.chars().map(weights).filter(|&(p, _)| p != 0).unzip()
-    };
+    let keys = |s: &str| -> (Vec<u32>, Vec<u8>) { s.chars().map(weights).filter(|&(p, _)| p != 0).unzip() };
     let (pa, ta) = keys(a);
     let (pb, tb) = keys(b);
     pa.cmp(&pb).then_with(|| ta.cmp(&tb))
@@ -76,8 +74,28 @@ mod tests {
         ];
         paths.sort_by(|a, b| locale_compare(a, b));
         let node = [
-            "_a", "-b", "a", "A", "a_b", "a-b", "a.b", "a/b", "a1", "a10", "a2", "ab", "B", "LICENSE.txt", "readme.md",
-            "Readme.md", "README.md", "reference.md", "scripts-b/a", "scripts/a/b.md", "scripts/x.py", "scripts/X.py",
+            "_a",
+            "-b",
+            "a",
+            "A",
+            "a_b",
+            "a-b",
+            "a.b",
+            "a/b",
+            "a1",
+            "a10",
+            "a2",
+            "ab",
+            "B",
+            "LICENSE.txt",
+            "readme.md",
+            "Readme.md",
+            "README.md",
+            "reference.md",
+            "scripts-b/a",
+            "scripts/a/b.md",
+            "scripts/x.py",
+            "scripts/X.py",
             "SKILL.md",
         ];
         assert_eq!(paths, node);
