@@ -217,6 +217,8 @@ impl Repo {
     /// [`GitError::Command`], with git's message (a blob a partial clone
     /// lacks, offline, is one).
     pub fn export_dirs(&self, commit: &str, dirs: &[String], dest: &Path) -> Result<(), GitError> {
+        // git takes a relative work tree and index from where it runs, not from here.
+        let dest = &std::path::absolute(dest).unwrap_or_else(|_| dest.to_path_buf());
         fs::create_dir_all(dest).map_err(|source| GitError::Cache { path: dest.to_path_buf(), source })?;
         let index = dest.with_file_name(format!(
             ".{}.index",

@@ -307,9 +307,11 @@ struct Tree {
 }
 
 impl Project {
-    /// The project in `root`, fetching into `cache`.
+    /// The project in `root` (made absolute from the working directory), fetching into `cache`.
     pub fn new(root: impl Into<PathBuf>, cache: GitCache) -> Project {
-        Project { root: root.into(), cache }
+        let root = root.into();
+        let root = crate::source::normalise(&std::path::absolute(&root).unwrap_or(root));
+        Project { root, cache }
     }
 
     /// `.agents/skills` of the project.
@@ -574,8 +576,7 @@ impl Project {
     /// writes it (`getPortableLocalSource`).
     fn lock_source(&self, source: &Source) -> String {
         let Location::Local { path } = &source.location else { return source.lock_source() };
-        let root = crate::source::normalise(&std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone()));
-        match relative(&root, path) {
+        match relative(&self.root, path) {
             Some(rel) if rel.is_empty() => ".".into(),
             Some(rel) if rel == ".." || rel.starts_with("../") => rel,
             Some(rel) => format!("./{rel}"),
@@ -586,13 +587,12 @@ impl Project {
     /// The source and `skillPath` of a lock entry.
     fn lock_source_of(&self, name: &str, entry: &LockEntry) -> Result<(Source, String), InstallError> {
         let unsupported = |reason: String| InstallError::Unsupported { name: name.to_owned(), reason };
-        let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
         let source = Source::from_lock(
             &entry.source,
             &entry.source_type,
             entry.source_url.as_deref(),
             entry.reference.as_deref(),
-            &root,
+            &self.root,
         )
         .ok_or_else(|| unsupported(format!("sourceType {:?}", entry.source_type)))?;
         let skill_path = entry.skill_path.clone().unwrap_or_else(|| "SKILL.md".into());

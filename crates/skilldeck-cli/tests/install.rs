@@ -1,0 +1,260 @@
+//! `skilldeck add`, `install`, `remove`, `verify` and `update` run as a user runs
+//! them, on git repositories the tests make, over `file://` URLs and local paths,
+//! with HOME and XDG_CACHE_HOME in a temp dir.
+
+// A broken fixture should stop a test loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temp dir holding a home, a cache, repositories and projects.
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        let env = Env { tmp: tempfile::tempdir().unwrap() };
+        fs::create_dir_all(env.path("home")).unwrap();
+        env
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    /// Runs `skilldeck ARGS` in the project directory `project` (made if missing).
+    fn skilldeck(&self, project: &str, args: &[&str]) -> Output {
+        let dir = self.path(project);
+        fs::create_dir_all(&dir).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+            .current_dir(dir)
+            .args(args)
+            .env("HOME", self.path("home"))
+            .env("XDG_CACHE_HOME", self.path("cache"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env_remove("SKILLDECK_LOG")
+            .output()
+            .unwrap()
+    }
+
+    /// Runs git in `dir`.
+    fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .env("HOME", self.path("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Writes `files` into the repository `name` (made if missing) and commits them.
+    fn commit(&self, name: &str, files: &[(&str, &str)]) -> String {
+        let dir = self.path(name);
+        if !dir.join(".git").exists() {
+            fs::create_dir_all(&dir).unwrap();
+            self.git(&dir, &["init", "--quiet"]);
+        }
+        for (rel, text) in files {
+            let path = dir.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        self.git(&dir, &["add", "--all"]);
+        self.git(&dir, &["commit", "--quiet", "--allow-empty", "-m", "change"]);
+        self.git(&dir, &["rev-parse", "HEAD"])
+    }
+
+    fn url(&self, name: &str) -> String {
+        format!("file://{}", self.path(name).display())
+    }
+}
+
+fn skill_md(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: The {name} skill.\n---\nDo {name}.\n")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn origin(env: &Env) -> String {
+    env.commit(
+        "origin",
+        &[
+            ("skills/alpha/SKILL.md", &skill_md("alpha")),
+            ("skills/alpha/run.sh", "echo alpha\n"),
+            ("skills/beta/SKILL.md", &skill_md("beta")),
+        ],
+    )
+}
+
+/// Nothing in the project but what a refused command may leave: its serialising lock.
+fn untouched(env: &Env, project: &str) {
+    assert!(!env.path(project).join("skills-lock.json").exists());
+    assert!(!env.path(project).join(".agents/skills").exists());
+}
+
+#[test]
+fn add_list_verify_frozen_install_offline_and_remove() {
+    let env = Env::new();
+    let head = origin(&env);
+    let url = env.url("origin");
+
+    let listed = env.skilldeck("p", &["add", &url, "--list"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert_eq!(
+        stdout(&listed),
+        "alpha  skills/alpha/SKILL.md  The alpha skill.\nbeta   skills/beta/SKILL.md  The beta skill.\n"
+    );
+    untouched(&env, "p");
+
+    let added = env.skilldeck("p", &["add", &url, "--skill", "alpha"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(stdout(&added), format!("installed alpha from {url} at {} (2 files)\n", &head[..12]));
+    assert!(env.path("p/.agents/skills/alpha/run.sh").is_file());
+    assert!(!env.path("p/.agents/skills/beta").exists());
+    let lock = fs::read_to_string(env.path("p/skills-lock.json")).unwrap();
+    assert!(lock.contains(&format!("\"commit\": \"{head}\"")), "{lock}");
+    assert!(fs::read_dir(env.path("cache/skilldeck/git")).unwrap().count() == 1, "the cache is the user's");
+
+    let verified = env.skilldeck("p", &["verify"]);
+    assert_eq!(
+        (verified.status.code(), stdout(&verified)),
+        (Some(0), "ok alpha\n1 skills checked, 0 differ from skills-lock.json\n".into())
+    );
+
+    fs::write(env.path("p/.agents/skills/alpha/run.sh"), "echo changed\n").unwrap();
+    fs::write(env.path("p/.agents/skills/alpha/new.md"), "new\n").unwrap();
+    let verified = env.skilldeck("p", &["verify"]);
+    assert_eq!(verified.status.code(), Some(1));
+    assert_eq!(
+        stdout(&verified),
+        "modified alpha/run.sh\nextra alpha/new.md\n1 skills checked, 1 differ from skills-lock.json\n"
+    );
+
+    let frozen = env.skilldeck("p", &["install", "--frozen"]);
+    assert_eq!(frozen.status.code(), Some(2));
+    assert!(
+        stderr(&frozen)
+            .contains("skill alpha: the installed files differ from skills-lock.json: modified run.sh; extra new.md"),
+        "{}",
+        stderr(&frozen)
+    );
+    assert_eq!(fs::read_to_string(env.path("p/.agents/skills/alpha/run.sh")).unwrap(), "echo changed\n");
+    assert_eq!(fs::read_to_string(env.path("p/skills-lock.json")).unwrap(), lock);
+
+    let restored = env.skilldeck("p", &["install"]);
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert_eq!(fs::read_to_string(env.path("p/.agents/skills/alpha/run.sh")).unwrap(), "echo alpha\n");
+    assert!(!env.path("p/.agents/skills/alpha/new.md").exists());
+
+    // Another project with the committed lock, the origin gone: from the cache.
+    fs::remove_dir_all(env.path("origin")).unwrap();
+    fs::create_dir_all(env.path("q")).unwrap();
+    fs::copy(env.path("p/skills-lock.json"), env.path("q/skills-lock.json")).unwrap();
+    let offline = env.skilldeck("q", &["install", "--frozen"]);
+    assert!(offline.status.success(), "{}", stderr(&offline));
+    assert_eq!(
+        stdout(&offline),
+        format!("installed alpha at {} (2 files)\n1 skills locked, 1 installed now\n", &head[..12])
+    );
+    assert_eq!(env.skilldeck("q", &["verify"]).status.code(), Some(0));
+
+    let removed = env.skilldeck("q", &["remove", "alpha"]);
+    assert_eq!((removed.status.code(), stdout(&removed)), (Some(0), "removed alpha\n".into()));
+    assert!(!env.path("q/.agents/skills/alpha").exists());
+    assert_eq!(
+        fs::read_to_string(env.path("q/skills-lock.json")).unwrap(),
+        "{\n  \"version\": 1,\n  \"skills\": {}\n}\n"
+    );
+    assert_eq!(env.skilldeck("q", &["remove", "alpha"]).status.code(), Some(2));
+}
+
+#[test]
+fn update_prints_what_changes_and_leaves_pinned_skills() {
+    let env = Env::new();
+    let first = origin(&env);
+    let url = env.url("origin");
+    assert!(env.skilldeck("p", &["add", &url, "--skill", "alpha"]).status.success());
+    assert!(env.skilldeck("p", &["add", &url, "--skill", "beta", "--ref", &first]).status.success());
+    fs::remove_file(env.path("origin/skills/alpha/run.sh")).unwrap();
+    let second = env.commit(
+        "origin",
+        &[("skills/alpha/SKILL.md", "---\nname: alpha\ndescription: New.\n---\n"), ("skills/alpha/more.md", "m\n")],
+    );
+    let updated = env.skilldeck("p", &["update"]);
+    assert!(updated.status.success(), "{}", stderr(&updated));
+    assert_eq!(
+        stdout(&updated),
+        format!(
+            "alpha: {} -> {}; added more.md; removed run.sh; changed SKILL.md\nbeta: pinned, left alone\n",
+            &first[..12],
+            &second[..12]
+        )
+    );
+    let again = env.skilldeck("p", &["update", "alpha"]);
+    assert_eq!(stdout(&again), "alpha: up to date\n");
+    assert_eq!(env.skilldeck("p", &["verify"]).status.code(), Some(0));
+}
+
+#[test]
+fn a_local_path_source() {
+    let env = Env::new();
+    origin(&env);
+    let added = env.skilldeck("p", &["add", "../origin/skills", "--skill", "beta"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    let lock = fs::read_to_string(env.path("p/skills-lock.json")).unwrap();
+    assert!(lock.contains("\"source\": \"../origin/skills\",\n      \"sourceType\": \"local\",\n      \"skillPath\": \"beta/SKILL.md\""), "{lock}");
+    assert!(env.path("p/.agents/skills/beta/SKILL.md").is_file());
+}
+
+#[test]
+fn bad_input_is_exit_2_naming_the_source_and_writes_nothing() {
+    let env = Env::new();
+    origin(&env);
+    env.commit("empty", &[("README.md", "nothing\n")]);
+    let url = env.url("origin");
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (vec![env.url("empty")], format!("{}: no skills found", env.url("empty"))),
+        (vec![url.clone(), "--ref".into(), "nope".into()], format!("{url}: no branch, tag or commit \"nope\"")),
+        (vec![env.url("gone")], format!("{}: cannot fetch", env.url("gone"))),
+        (vec![url.clone(), "--skill".into(), "gamma".into()], format!("{url}: no skill \"gamma\"")),
+        (vec!["not a source".into()], "not a source: not a git URL".into()),
+        (vec!["./missing".into()], "./missing: no such directory".into()),
+    ];
+    for (args, message) in cases {
+        let mut argv = vec!["add"];
+        argv.extend(args.iter().map(String::as_str));
+        let out = env.skilldeck("p", &argv);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}");
+        assert!(stderr(&out).starts_with(&format!("skilldeck: {message}")), "{argv:?}: {}", stderr(&out));
+        untouched(&env, "p");
+    }
+
+    // A skill directory skills-lock.json does not name: refused unless --force.
+    fs::create_dir_all(env.path("p/.agents/skills/alpha")).unwrap();
+    fs::write(env.path("p/.agents/skills/alpha/SKILL.md"), "mine\n").unwrap();
+    let out = env.skilldeck("p", &["add", &url, "--skill", "alpha"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(&format!("skill alpha from {url}: ")), "{}", stderr(&out));
+    assert_eq!(fs::read_to_string(env.path("p/.agents/skills/alpha/SKILL.md")).unwrap(), "mine\n");
+    assert!(!env.path("p/skills-lock.json").exists());
+    assert!(env.skilldeck("p", &["add", &url, "--skill", "alpha", "--force"]).status.success());
+
+    // install --frozen with no lock.
+    let out = env.skilldeck("r", &["install", "--frozen"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("skills-lock.json: no lock to install from"), "{}", stderr(&out));
+}
