@@ -1,54 +1,7 @@
 //! `skills-lock.json`: the `skills` package's project lock, which skilldeck
 //! reads and writes, plus skilldeck's own fields.
 //!
-//! # The `skills` package's format (npm `skills` 1.7.4, `dist/cli.mjs`)
-//!
-//! Read from `writeLocalLock`, `readLocalLock`, `projectLockEntry` and
-//! `computeSkillFolderHash` of the published package (`npm pack skills@1.7.4`):
-//!
-//! - The file is `JSON.stringify({version, skills}, null, 2) + "\n"`: two
-//!   spaces of indentation, `": "` after a key, one line break at the end, no
-//!   other top-level key (the package drops any it read). `version` is `1`
-//!   (`CURRENT_VERSION`); a lock whose `version` is not a number, or is below
-//!   1, or that has no `skills`, is read by the package as an empty lock.
-//! - `skills` maps each skill's name to its entry, the names sorted by
-//!   `Array.prototype.sort` (UTF-16 code units); since the object is rebuilt
-//!   with `Object.fromEntries`, names that are array indices (`"0"`, `"42"`)
-//!   come first in numeric order, as JavaScript enumerates them.
-//! - An entry's keys, in this order, those without a value left out:
-//!   `source` (`owner/repo` for GitHub, the URL for other git sources, a
-//!   `./`-relative `/`-separated path for a local one), `sourceUrl` (the
-//!   clone URL, only for `sourceType` `git` and `gitlab`), `ref` (the ref the
-//!   user asked for, when one was), `sourceType` (`github`, `gitlab`, `git`,
-//!   `local`, …), `skillPath` (the `SKILL.md`'s path in the repository,
-//!   `skills/x/SKILL.md`, or `SKILL.md` at its root), `computedHash`. There is
-//!   no timestamp and no commit.
-//!
-//! # `computedHash`
-//!
-//! `computeSkillFolderHash(dir)` over the skill's directory in the fetched
-//! source (the clone, before copying):
-//!
-//! 1. every regular file below `dir`, recursively, not entering directories
-//!    named `.git` or `node_modules` (at any depth); symbolic links are left
-//!    out (Node's `Dirent` of a link is neither a file nor a directory);
-//! 2. each named by its path relative to `dir` with `/` separators;
-//! 3. sorted by `a.relativePath.localeCompare(b.relativePath)` (ICU's
-//!    collation, not code point order: `reference.md` < `scripts/x.py` <
-//!    `SKILL.md`; see `collate.rs`);
-//! 4. one SHA-256 over, for each file in that order, the path's UTF-8 bytes
-//!    and then the file's bytes, with no separator and no length;
-//! 5. written as 64 lowercase hexadecimal digits, with no `sha256:` prefix.
-//!
-//! # skilldeck's fields
-//!
-//! After the package's keys, in an entry: `commit` (the resolved commit, 40
-//! hex digits; absent for a local source) and `files` (every installed file's
-//! path, `/`-separated, to `sha256:` and its lowercase hex digest, by path).
-//! Unknown keys, in an entry or at the top level, are kept as read when
-//! skilldeck rewrites the lock, after the known ones. The `skills` package
-//! keeps entries' extra keys too (it spreads the entry it read), so it
-//! tolerates skilldeck's.
+//! The format, and how `computedHash` is computed, are written down on [`Lock`].
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -70,6 +23,55 @@ pub const LOCK_FILE: &str = "skills-lock.json";
 pub const LOCK_VERSION: u64 = 1;
 
 /// A `skills-lock.json`.
+///
+/// # The `skills` package's format (npm `skills` 1.7.4, `dist/cli.mjs`)
+///
+/// Read from `writeLocalLock`, `readLocalLock`, `projectLockEntry` and
+/// `computeSkillFolderHash` of the published package (`npm pack skills@1.7.4`):
+///
+/// - The file is `JSON.stringify({version, skills}, null, 2) + "\n"`: two
+///   spaces of indentation, `": "` after a key, one line break at the end, no
+///   other top-level key (the package drops any it read). `version` is `1`
+///   (`CURRENT_VERSION`); a lock whose `version` is not a number, or is below
+///   1, or that has no `skills`, is read by the package as an empty lock.
+/// - `skills` maps each skill's name to its entry, the names sorted by
+///   `Array.prototype.sort` (UTF-16 code units); since the object is rebuilt
+///   with `Object.fromEntries`, names that are array indices (`"0"`, `"42"`)
+///   come first in numeric order, as JavaScript enumerates them.
+/// - An entry's keys, in this order, those without a value left out:
+///   `source` (`owner/repo` for GitHub, the URL for other git sources, a
+///   `./`-relative `/`-separated path for a local one), `sourceUrl` (the
+///   clone URL, only for `sourceType` `git` and `gitlab`), `ref` (the ref the
+///   user asked for, when one was), `sourceType` (`github`, `gitlab`, `git`,
+///   `local`, …), `skillPath` (the `SKILL.md`'s path in the repository,
+///   `skills/x/SKILL.md`, or `SKILL.md` at its root), `computedHash`. There is
+///   no timestamp and no commit.
+///
+/// # `computedHash`
+///
+/// `computeSkillFolderHash(dir)` over the skill's directory in the fetched
+/// source (the clone, before copying):
+///
+/// 1. every regular file below `dir`, recursively, not entering directories
+///    named `.git` or `node_modules` (at any depth); symbolic links are left
+///    out (Node's `Dirent` of a link is neither a file nor a directory);
+/// 2. each named by its path relative to `dir` with `/` separators;
+/// 3. sorted by `a.relativePath.localeCompare(b.relativePath)` (ICU's
+///    collation, not code point order: `reference.md` < `scripts/x.py` <
+///    `SKILL.md`; see `collate.rs`);
+/// 4. one SHA-256 over, for each file in that order, the path's UTF-8 bytes
+///    and then the file's bytes, with no separator and no length;
+/// 5. written as 64 lowercase hexadecimal digits, with no `sha256:` prefix.
+///
+/// # skilldeck's fields
+///
+/// After the package's keys, in an entry: `commit` (the resolved commit, 40
+/// hex digits; absent for a local source) and `files` (every installed file's
+/// path, `/`-separated, to `sha256:` and its lowercase hex digest, by path).
+/// Unknown keys, in an entry or at the top level, are kept as read when
+/// skilldeck rewrites the lock, after the known ones. The `skills` package
+/// keeps entries' extra keys too (it spreads the entry it read), so it
+/// tolerates skilldeck's.
 ///
 /// # Example
 ///
@@ -114,7 +116,7 @@ pub struct LockEntry {
     pub source_type: String,
     /// `skillPath`: the `SKILL.md`'s path in the source.
     pub skill_path: Option<String>,
-    /// `computedHash` (see the [module docs](self)).
+    /// `computedHash` (see [`Lock`]).
     pub computed_hash: String,
     /// `commit` (skilldeck's): the commit installed.
     pub commit: Option<String>,
@@ -249,7 +251,7 @@ impl Lock {
         Ok(Lock { version, skills: entries, extra: top })
     }
 
-    /// The lock's text, as the [module docs](self) say.
+    /// The lock's text, as [`Lock`] says.
     pub fn to_json(&self) -> String {
         let mut top = Map::new();
         top.insert("version".into(), Value::from(self.version));
@@ -346,7 +348,7 @@ fn js_key_order<'a>(keys: impl Iterator<Item = &'a String>) -> Vec<&'a String> {
 }
 
 /// The `skills` package's `computedHash` of a skill directory, exactly as
-/// its `computeSkillFolderHash` computes it (see the [module docs](self)).
+/// its `computeSkillFolderHash` computes it (see [`Lock`]).
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
