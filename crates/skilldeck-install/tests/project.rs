@@ -362,3 +362,50 @@ fn links_leaving_the_skill_large_files_and_invalid_skills_are_refused() {
     assert_eq!(fs::read_to_string(env.path("p/.agents/skills/inner/b.md")).unwrap(), "a\n");
     assert!(!fs::symlink_metadata(env.path("p/.agents/skills/inner/b.md")).unwrap().file_type().is_symlink());
 }
+
+#[test]
+fn the_layouts_people_publish_are_found() {
+    let env = Env::default();
+    repo(
+        &env.path("origin"),
+        &[
+            ("SKILL.md", &skill_md("top")),
+            (".claude/skills/claude-one/SKILL.md", &skill_md("claude-one")),
+            (".agents/skills/agents-one/SKILL.md", &skill_md("agents-one")),
+            ("skills/plain/SKILL.md", &skill_md("plain")),
+            ("node_modules/dep/SKILL.md", &skill_md("dep")),
+        ],
+    );
+    let found = env.project("p").list(&git_source(&file_url(&env.path("origin")))).unwrap();
+    let paths: Vec<_> = found.iter().map(|f| (f.name.as_str(), f.skill_path.as_str())).collect();
+    assert_eq!(
+        paths,
+        [
+            ("agents-one", ".agents/skills/agents-one/SKILL.md"),
+            ("claude-one", ".claude/skills/claude-one/SKILL.md"),
+            ("plain", "skills/plain/SKILL.md"),
+            ("top", "SKILL.md"),
+        ]
+    );
+}
+
+#[test]
+fn sources_are_read_in_every_form() {
+    let cwd = Path::new("/work");
+    let read = |input: &str| Source::parse_in(input, cwd).unwrap();
+    let gh = read("https://github.com/acme/skills/tree/v1/tools/lint");
+    assert_eq!(gh.location, Location::Git { url: "https://github.com/acme/skills.git".into() });
+    assert_eq!((gh.reference.as_deref(), gh.subpath.as_deref()), (Some("v1"), Some("tools/lint")));
+    assert_eq!((gh.lock_source(), gh.lock_source_url()), ("acme/skills".into(), None));
+    let short = read("github:acme/skills#main");
+    assert_eq!((short.source_type, short.reference.as_deref()), (SourceType::Github, Some("main")));
+    for url in ["ssh://git@example.com/team/skills.git", "git@example.com:team/skills.git", "file:///srv/skills.git"] {
+        let source = read(url);
+        assert_eq!((source.source_type, source.lock_source_url().as_deref()), (SourceType::Git, Some(url)));
+    }
+    let gitlab = read("https://gitlab.com/group/sub/skills.git");
+    assert_eq!(gitlab.source_type, SourceType::Gitlab);
+    for bad in ["", "acme", "acme/", "c:relative", "owner/repo/../x"] {
+        assert!(Source::parse_in(bad, cwd).is_err(), "{bad:?}");
+    }
+}
