@@ -86,6 +86,11 @@ struct SourceArgs {
     /// Do not follow symbolic links while walking.
     #[arg(long, global = true)]
     no_follow_symlinks: bool,
+    /// Expose an installed skill (in a project's .agents/skills) only when the project's
+    /// skills-lock.json names it and its files are the ones the lock records; without it,
+    /// one whose files differ is listed with a `modified since install` warning.
+    #[arg(long, global = true)]
+    locked: bool,
     /// Authored skills, whose records overlay the roots: a SQLite file (created
     /// if missing), or a PostgreSQL database shared by several hosts
     /// (`postgres://user@host/db`).
@@ -422,7 +427,8 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
         .filter(Filter::new(sources.filter.iter().cloned()))
         .sample_limit(SampleLimit::from_config(sources.sample_limit)?)
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
-        .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow });
+        .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow })
+        .locked(sources.locked);
     for file in &sources.skills {
         builder = builder.skills(read_skill_defs(file)?);
     }

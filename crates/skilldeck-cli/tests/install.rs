@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// A temp dir holding a home, a cache, repositories and projects.
 struct Env {
@@ -27,9 +27,16 @@ impl Env {
 
     /// Runs `skilldeck ARGS` in the project directory `project` (made if missing).
     fn skilldeck(&self, project: &str, args: &[&str]) -> Output {
+        self.command(project, args).output().unwrap()
+    }
+
+    /// `skilldeck ARGS` in `project` (made if missing), in a process group of its own, not started.
+    fn command(&self, project: &str, args: &[&str]) -> Command {
+        use std::os::unix::process::CommandExt;
         let dir = self.path(project);
         fs::create_dir_all(&dir).unwrap();
-        Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skilldeck"));
+        command
             .current_dir(dir)
             .args(args)
             .env("HOME", self.path("home"))
@@ -37,8 +44,10 @@ impl Env {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env_remove("SKILLDECK_LOG")
-            .output()
-            .unwrap()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        command
     }
 
     /// Runs git in `dir`.
@@ -257,6 +266,57 @@ fn bad_input_is_exit_2_naming_the_source_and_writes_nothing() {
     let out = env.skilldeck("r", &["install", "--frozen"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("skills-lock.json: no lock to install from"), "{}", stderr(&out));
+}
+
+/// `list --json` in a project: (names of skills, skips' reasons, warnings).
+fn listed(env: &Env, project: &str, args: &[&str]) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut argv = vec!["list", "--json"];
+    argv.extend(args);
+    let out = env.skilldeck(project, &argv);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let strings = |key: &str, field: Option<&str>| -> Vec<String> {
+        let items = json[key].as_array().unwrap().iter();
+        items.map(|v| field.map_or(v, |f| &v[f]).as_str().unwrap().to_owned()).collect()
+    };
+    (strings("skills", Some("name")), strings("skipped", Some("reason")), strings("warnings", None))
+}
+
+#[test]
+fn list_knows_the_lock_and_locked_hides_what_differs() {
+    let env = Env::new();
+    origin(&env);
+    assert!(env.skilldeck("p", &["add", &env.url("origin")]).status.success());
+    assert!(env.path("p/.agents/.skilldeck.lock").is_file(), "the serialising lock stays, a file beside skills/");
+    let clean = (vec!["alpha".to_owned(), "beta".to_owned()], vec![], vec![]);
+    assert_eq!(listed(&env, "p", &[]), clean);
+    assert_eq!(listed(&env, "p", &["--locked"]), clean);
+    // The project itself as a root: the serialising lock and the lock file are no skill and no skip.
+    assert_eq!(listed(&env, "p", &["--root", "."]), clean);
+
+    let lock = env.path("p/skills-lock.json").canonicalize().unwrap();
+    let warning = |file: &str, change: &str| {
+        format!("skill \"alpha\" modified since install: {file} {change} (against {})", lock.display())
+    };
+    fs::write(env.path("p/.agents/skills/alpha/run.sh"), "echo changed\n").unwrap();
+    let names = vec!["alpha".to_owned(), "beta".to_owned()];
+    assert_eq!(listed(&env, "p", &[]), (names.clone(), vec![], vec![warning("run.sh", "modified")]));
+    let table = env.skilldeck("p", &["list"]);
+    assert!(stdout(&table).contains("alpha"), "still listed");
+    assert!(stderr(&table).contains(&format!("skilldeck: warning: {}", warning("run.sh", "modified"))), "{}", stderr(&table));
+    assert_eq!(listed(&env, "p", &["--locked"]), (vec!["beta".to_owned()], vec!["not-locked".to_owned()], vec![]));
+
+    fs::remove_file(env.path("p/.agents/skills/alpha/run.sh")).unwrap();
+    assert_eq!(listed(&env, "p", &[]), (names.clone(), vec![], vec![warning("run.sh", "missing")]));
+
+    // A skill put there by hand: listed, but not with --locked.
+    fs::create_dir_all(env.path("p/.agents/skills/mine")).unwrap();
+    fs::write(env.path("p/.agents/skills/mine/SKILL.md"), skill_md("mine")).unwrap();
+    assert_eq!(listed(&env, "p", &["--locked"]).0, vec!["beta".to_owned()]);
+
+    assert!(env.skilldeck("p", &["install"]).status.success());
+    fs::remove_dir_all(env.path("p/.agents/skills/mine")).unwrap();
+    assert_eq!(listed(&env, "p", &["--locked"]), clean);
 }
 
 /// Interop with the real `skills` package (npm, 1.7.4), run by hand: it needs Node ≥ 22

@@ -21,8 +21,8 @@ use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
 use crate::source::{Location, Source, SourceError, SourceType};
 
 /// The project's skill directory, relative to it: where every host but
-/// Claude Code reads skills.
-pub const PROJECT_SKILLS_DIR: &str = ".agents/skills";
+/// Claude Code reads skills (the engine's, whose catalog checks the skills there).
+pub const PROJECT_SKILLS_DIR: &str = skilldeck::PROJECT_SKILLS_DIR;
 
 /// Why a command changed nothing.
 #[derive(Debug, thiserror::Error)]

@@ -16,8 +16,8 @@ use crate::files::{self, FilesError};
 
 mod collate;
 
-/// The project lock's file name.
-pub const LOCK_FILE: &str = "skills-lock.json";
+/// The project lock's file name (the engine's, whose catalog checks installed skills against it).
+pub const LOCK_FILE: &str = skilldeck::LOCK_FILE;
 
 /// The lock format's version, the `skills` package's `CURRENT_VERSION`.
 pub const LOCK_VERSION: u64 = 1;
