@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
 use std::process::{Command, Output, Stdio};
 
 /// A temp dir holding a home, a cache, repositories and projects.
@@ -317,6 +318,147 @@ fn list_knows_the_lock_and_locked_hides_what_differs() {
     assert!(env.skilldeck("p", &["install"]).status.success());
     fs::remove_dir_all(env.path("p/.agents/skills/mine")).unwrap();
     assert_eq!(listed(&env, "p", &["--locked"]), clean);
+}
+
+/// What a project holds, as the invariant compares it: its lock's bytes and every file
+/// below `.agents/skills` (nothing else of `.agents`: the serialising lock, stages).
+type State = (Option<Vec<u8>>, BTreeMap<String, Vec<u8>>);
+
+fn state(project: &Path) -> State {
+    let lock = fs::read(project.join("skills-lock.json")).ok();
+    let root = project.join(".agents/skills");
+    let mut files = BTreeMap::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.insert(path.strip_prefix(&root).unwrap().display().to_string(), fs::read(&path).unwrap());
+            }
+        }
+    }
+    (lock, files)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+/// The stages commands left in a project's `.agents`, and whether one holds a plan (the
+/// change was decided: the next command finishes it).
+fn stages(project: &Path) -> (usize, bool) {
+    let Ok(entries) = fs::read_dir(project.join(".agents")) else { return (0, false) };
+    let stages: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(".skilldeck-stage-"))
+        .collect();
+    (stages.len(), stages.iter().any(|s| s.join("plan.json").is_file()))
+}
+
+/// `kill -9` at 50 points of `add`, `install` and `update` of real git repositories: after
+/// each, the project holds the old skills and lock or the new ones (or, when the kill came
+/// after the change was decided, the next command's first step finishes it into the new
+/// ones), its lock is never half written, no stage shows as a skill, and the next command
+/// succeeds. The kill points are spread evenly over each command's own run (measured once,
+/// by running it whole); what is asserted is the invariant, never a time.
+#[test]
+fn kill_9_at_any_moment_leaves_the_old_state_or_the_new() {
+    let env = Env::new();
+    let mut first = Vec::new();
+    for i in 0..12 {
+        let name = format!("s{i:02}");
+        first.push((format!("skills/{name}/SKILL.md"), skill_md(&name)));
+        for f in 0..6 {
+            first.push((format!("skills/{name}/ref/{f}.md"), format!("{name} {f}\n").repeat(200)));
+        }
+    }
+    let files: Vec<(&str, &str)> = first.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    env.commit("origin", &files);
+    let url = env.url("origin");
+    // The old project: every skill at the first commit, unpinned.
+    assert!(env.skilldeck("old", &["add", &url]).status.success());
+    // The second commit changes every skill, removes a file, adds a skill.
+    let mut second: Vec<(String, String)> =
+        first.iter().filter(|(p, _)| p.ends_with("/0.md")).map(|(p, t)| (p.clone(), format!("{t}changed\n"))).collect();
+    second.push(("skills/s99/SKILL.md".into(), skill_md("s99")));
+    fs::remove_file(env.path("origin/skills/s00/ref/5.md")).unwrap();
+    let files: Vec<(&str, &str)> = second.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    env.commit("origin", &files);
+    // The project with only the lock, for install.
+    copy_dir(&env.path("old"), &env.path("locked"));
+    fs::remove_dir_all(env.path("locked/.agents")).unwrap();
+
+    let scenarios: [(&str, Vec<&str>); 3] =
+        [("old", vec!["add", &url]), ("locked", vec!["install"]), ("old", vec!["update"])];
+    let mut seen = BTreeMap::new();
+    for (s, (template, args)) in scenarios.iter().enumerate() {
+        let old = state(&env.path(template));
+        // The new state, and how long the command takes here, from one whole run.
+        let whole = format!("whole-{s}");
+        copy_dir(&env.path(template), &env.path(&whole));
+        let started = std::time::Instant::now();
+        let out = env.skilldeck(&whole, args);
+        let took = started.elapsed();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let new = state(&env.path(&whole));
+        assert_ne!(old, new, "{args:?} changes the project");
+
+        let runs = if s == 0 { 18 } else { 16 };
+        for i in 0..runs {
+            let project = format!("kill-{s}-{i}");
+            copy_dir(&env.path(template), &env.path(&project));
+            // Evenly spread over the run, a little past its end too (a kill after it finished).
+            let at = took.mul_f64((f64::from(i) + 0.5) / f64::from(runs) * 1.1);
+            let mut child = env.command(&project, args).spawn().unwrap();
+            std::thread::sleep(at);
+            // The whole group: git children of a killed skilldeck go with it.
+            let group = format!("-{}", child.id());
+            // (It fails only when the command had already ended: a kill after the end.)
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).stderr(Stdio::null()).status();
+            let _ = child.wait();
+
+            let dir = env.path(&project);
+            let raw = state(&dir);
+            if let Some(lock) = &raw.0 {
+                serde_json::from_slice::<serde_json::Value>(lock).expect("the lock is never half written");
+            }
+            let (_, decided) = stages(&dir);
+            let outcome = if decided {
+                // The change was decided: the next command (verify) finishes it first.
+                env.skilldeck(&project, &["verify"]);
+                assert_eq!(state(&dir), new, "{args:?} killed after {at:?}: finished into the new state");
+                "finished"
+            } else if raw == old {
+                "old"
+            } else {
+                assert_eq!(raw, new, "{args:?} killed after {at:?}: neither the old state nor the new");
+                "new"
+            };
+            *seen.entry(outcome).or_insert(0) += 1;
+            // No stage shows as a skill: the project lists what its lock names, no skip.
+            let listed = env.skilldeck(&project, &["list", "--json"]);
+            let json: serde_json::Value = serde_json::from_str(&stdout(&listed)).unwrap();
+            assert_eq!(json["skipped"], serde_json::json!([]), "{}", stdout(&listed));
+
+            let next = env.skilldeck(&project, args);
+            assert!(next.status.success(), "{args:?} after a kill at {at:?}: {}", stderr(&next));
+            assert_eq!(state(&dir), new);
+            assert_eq!(stages(&dir), (0, false), "no stage left once a command ran");
+            assert_eq!(env.skilldeck(&project, &["verify"]).status.code(), Some(0));
+        }
+    }
+    eprintln!("kill -9 outcomes: {seen:?}");
 }
 
 /// Interop with the real `skills` package (npm, 1.7.4), run by hand: it needs Node ≥ 22

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use skilldeck::validate::Validator;
 use skilldeck::{Catalog, NameKind, Symlinks, check_name};
 
+use crate::commit::{self, Move, Stage};
 use crate::files::{self, FilesError};
 use crate::git::{self, GitCache, GitError, Repo};
 use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
@@ -273,25 +274,6 @@ pub struct Project {
     cache: GitCache,
 }
 
-/// A staging directory in the project's `.agents`, removed when dropped.
-struct Stage {
-    dir: PathBuf,
-}
-
-impl Stage {
-    fn new(agents: &Path) -> Result<Stage, InstallError> {
-        let dir = agents.join(format!(".skilldeck-stage-{}-{}", std::process::id(), git::unique()));
-        fs::create_dir_all(&dir).map_err(io(&dir))?;
-        Ok(Stage { dir })
-    }
-}
-
-impl Drop for Stage {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// A skill copied into the staging directory, ready to be renamed into place.
 struct Ready {
     name: String,
@@ -344,6 +326,7 @@ impl Project {
         let path = agents.join(".skilldeck.lock");
         let file = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io(&path))?;
         file.lock().map_err(io(&path))?;
+        commit::recover(&agents, &self.lock_path())?;
         Ok(file)
     }
 
@@ -366,7 +349,7 @@ impl Project {
     /// [`InstallError`], having changed nothing.
     pub fn add(&self, source: &Source, options: &AddOptions) -> Result<Vec<Installed>, InstallError> {
         let _serialised = self.serialise()?;
-        let stage = Stage::new(&self.agents_dir())?;
+        let mut stage = Stage::new(&self.agents_dir())?;
         let tree = self.fetch(source, source.reference.as_deref(), &stage)?;
         let found = discover(source, &tree)?;
         let chosen: Vec<&(Found, PathBuf)> = if options.skills.is_empty() {
@@ -405,7 +388,7 @@ impl Project {
             entry.commit = tree.commit.clone();
             ready.push(prepare(&skill.name, &source.to_string(), dir, entry, &stage, options.force)?);
         }
-        let installed = self.commit(ready, &mut lock, &stage)?;
+        let installed = self.commit(ready, &mut lock, &mut stage)?;
         Ok(installed)
     }
 
@@ -424,7 +407,7 @@ impl Project {
             return Err(InstallError::NoLock { path: self.lock_path() });
         }
         let mut lock = self.lock()?;
-        let stage = Stage::new(&self.agents_dir())?;
+        let mut stage = Stage::new(&self.agents_dir())?;
         let mut ready = Vec::new();
         for (name, entry) in &lock.skills {
             let target = self.skills_dir().join(name);
@@ -464,10 +447,9 @@ impl Project {
         }
         if frozen {
             let mut same = lock.clone();
-            let installed = self.commit_files(ready, &mut same, &stage)?;
-            return Ok(installed);
+            return self.commit_files(ready, &mut same, &mut stage, false);
         }
-        self.commit(ready, &mut lock, &stage)
+        self.commit(ready, &mut lock, &mut stage)
     }
 
     /// Removes skills: their directories and their lock entries.
@@ -482,17 +464,13 @@ impl Project {
         if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
             return Err(InstallError::NotInstalled { name: name.clone() });
         }
-        let stage = Stage::new(&self.agents_dir())?;
+        let mut stage = Stage::new(&self.agents_dir())?;
+        let mut moves = Vec::new();
         for name in names {
-            let target = self.skills_dir().join(name);
-            if target.exists() {
-                let gone = stage.dir.join(format!("removed-{name}"));
-                fs::rename(&target, &gone).map_err(io(&target))?;
-            }
+            moves.push(Move { target: self.skills_dir().join(name), staged: None });
             lock.skills.remove(name);
         }
-        lock.write(&self.lock_path())?;
-        Ok(())
+        commit::apply(&mut stage, &moves, Some((&lock, &self.lock_path())))
     }
 
     /// Recomputes every installed file's digest against the lock.
@@ -501,6 +479,8 @@ impl Project {
     ///
     /// [`InstallError`]: the lock or a file cannot be read.
     pub fn verify(&self) -> Result<Vec<Verified>, InstallError> {
+        // A command killed after deciding its change is finished first: that is the project's state.
+        let _serialised = if commit::interrupted(&self.agents_dir()) { Some(self.serialise()?) } else { None };
         let lock = self.lock()?;
         let mut out = Vec::new();
         for (name, entry) in &lock.skills {
@@ -534,7 +514,7 @@ impl Project {
         if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
             return Err(InstallError::NotInstalled { name: name.clone() });
         }
-        let stage = Stage::new(&self.agents_dir())?;
+        let mut stage = Stage::new(&self.agents_dir())?;
         let mut ready = Vec::new();
         let mut report = Vec::new();
         for (name, entry) in &lock.skills {
@@ -567,7 +547,7 @@ impl Project {
             });
             ready.push(skill);
         }
-        self.commit(ready, &mut lock, &stage)?;
+        self.commit(ready, &mut lock, &mut stage)?;
         Ok(report)
     }
 
@@ -647,25 +627,26 @@ impl Project {
     }
 
     /// Renames every staged skill into place, then writes the lock.
-    fn commit(&self, ready: Vec<Ready>, lock: &mut Lock, stage: &Stage) -> Result<Vec<Installed>, InstallError> {
-        let installed = self.commit_files(ready, lock, stage)?;
-        lock.write(&self.lock_path())?;
-        Ok(installed)
+    fn commit(&self, ready: Vec<Ready>, lock: &mut Lock, stage: &mut Stage) -> Result<Vec<Installed>, InstallError> {
+        self.commit_files(ready, lock, stage, true)
     }
 
     /// Renames every staged skill into place (an old copy moved into the
-    /// stage first) and records it in `lock`.
-    fn commit_files(&self, ready: Vec<Ready>, lock: &mut Lock, stage: &Stage) -> Result<Vec<Installed>, InstallError> {
+    /// stage first) and records it in `lock`, which is written last when
+    /// `write_lock`: all of it or none, whenever the process is killed
+    /// (see `commit.rs`).
+    fn commit_files(
+        &self,
+        ready: Vec<Ready>,
+        lock: &mut Lock,
+        stage: &mut Stage,
+        write_lock: bool,
+    ) -> Result<Vec<Installed>, InstallError> {
         let skills_dir = self.skills_dir();
-        fs::create_dir_all(&skills_dir).map_err(io(&skills_dir))?;
         let mut installed = Vec::new();
+        let mut moves = Vec::new();
         for skill in ready {
-            let target = skills_dir.join(&skill.name);
-            if fs::symlink_metadata(&target).is_ok() {
-                let old = stage.dir.join(format!("old-{}-{}", skill.name, git::unique()));
-                fs::rename(&target, &old).map_err(io(&target))?;
-            }
-            fs::rename(&skill.staged, &target).map_err(io(&target))?;
+            moves.push(Move { target: skills_dir.join(&skill.name), staged: Some(skill.staged) });
             installed.push(Installed {
                 name: skill.name.clone(),
                 commit: skill.entry.commit.clone(),
@@ -673,6 +654,8 @@ impl Project {
             });
             lock.skills.insert(skill.name, skill.entry);
         }
+        let lock_path = self.lock_path();
+        commit::apply(stage, &moves, write_lock.then_some((&*lock, lock_path.as_path())))?;
         Ok(installed)
     }
 }
