@@ -78,11 +78,7 @@ pub(crate) struct Move {
 /// module says: planned first, so that a kill at any moment is finished by
 /// [`recover`]. An error while carrying it out leaves the plan for the next
 /// command to finish.
-pub(crate) fn apply(
-    stage: &mut Stage,
-    moves: &[Move],
-    lock: Option<(&Lock, &Path)>,
-) -> Result<(), InstallError> {
+pub(crate) fn apply(stage: &mut Stage, moves: &[Move], lock: Option<(&Lock, &Path)>) -> Result<(), InstallError> {
     let relative = |path: &Path| path.strip_prefix(&stage.dir).ok().map(|p| p.to_string_lossy().into_owned());
     let mut planned = Vec::new();
     for (i, m) in moves.iter().enumerate() {
@@ -115,9 +111,8 @@ fn outside(path: &Path) -> InstallError {
 /// Whether a command that changed the project of `agents` left a stage
 /// behind (it was killed, or failed while finishing).
 pub(crate) fn interrupted(agents: &Path) -> bool {
-    fs::read_dir(agents).is_ok_and(|entries| {
-        entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with(STAGE_PREFIX))
-    })
+    fs::read_dir(agents)
+        .is_ok_and(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with(STAGE_PREFIX)))
 }
 
 /// Finishes or discards what commands killed in the project of `agents`
@@ -141,8 +136,9 @@ pub(crate) fn recover(agents: &Path, lock_path: &Path) -> Result<(), InstallErro
         let plan_path = stage.join(PLAN);
         match fs::read(&plan_path) {
             Ok(bytes) => {
-                let plan: Value = serde_json::from_slice(&bytes).map_err(|e| {
-                    InstallError::Io { path: plan_path.clone(), source: std::io::Error::other(e.to_string()) }
+                let plan: Value = serde_json::from_slice(&bytes).map_err(|e| InstallError::Io {
+                    path: plan_path.clone(),
+                    source: std::io::Error::other(e.to_string()),
                 })?;
                 finish(&stage, &plan)?;
             }

@@ -274,6 +274,9 @@ pub struct Project {
     cache: GitCache,
 }
 
+/// The trees one command fetched, by source and reference.
+type Trees = BTreeMap<(String, Option<String>), Tree>;
+
 /// A skill copied into the staging directory, ready to be renamed into place.
 struct Ready {
     name: String,
@@ -282,6 +285,7 @@ struct Ready {
 }
 
 /// A source's files at one commit (or a local directory), in a staging directory.
+#[derive(Clone)]
 struct Tree {
     /// The source's root: the exported tree or the local directory.
     root: PathBuf,
@@ -409,6 +413,7 @@ impl Project {
         let mut lock = self.lock()?;
         let mut stage = Stage::new(&self.agents_dir())?;
         let mut ready = Vec::new();
+        let mut trees = Trees::new();
         for (name, entry) in &lock.skills {
             let target = self.skills_dir().join(name);
             let on_disk = if target.is_dir() { Some(digests(name, &target)?) } else { None };
@@ -427,7 +432,7 @@ impl Project {
             }
             let (source, skill_path) = self.lock_source_of(name, entry)?;
             let commit = entry.commit.as_deref().or(entry.reference.as_deref());
-            let tree = self.fetch(&source, commit, &stage)?;
+            let tree = self.fetch_once(&mut trees, &source, commit, &stage)?;
             let dir = tree.root.join(skill_dir_of(&skill_path));
             let mut next = entry.clone();
             next.commit = tree.commit.clone().or(next.commit);
@@ -517,6 +522,7 @@ impl Project {
         let mut stage = Stage::new(&self.agents_dir())?;
         let mut ready = Vec::new();
         let mut report = Vec::new();
+        let mut trees = Trees::new();
         for (name, entry) in &lock.skills {
             if !names.is_empty() && !names.contains(name) {
                 continue;
@@ -527,7 +533,7 @@ impl Project {
                 continue;
             }
             let (source, skill_path) = self.lock_source_of(name, entry)?;
-            let tree = self.fetch(&source, entry.reference.as_deref(), &stage)?;
+            let tree = self.fetch_once(&mut trees, &source, entry.reference.as_deref(), &stage)?;
             if tree.commit.is_some() && tree.commit == entry.commit {
                 report.push(Update::Current { name: name.clone() });
                 continue;
@@ -605,6 +611,24 @@ impl Project {
         let root = stage.dir.join(format!("tree-{}", git::unique()));
         repo.export_dirs(&commit, &dirs, &root)?;
         Ok(Tree { root, commit: Some(commit) })
+    }
+
+    /// [`Project::fetch`], once per source and reference in one command: the
+    /// skills of one repository share one checkout (and one network fetch).
+    fn fetch_once(
+        &self,
+        trees: &mut Trees,
+        source: &Source,
+        reference: Option<&str>,
+        stage: &Stage,
+    ) -> Result<Tree, InstallError> {
+        let key = (source.to_string(), reference.map(str::to_owned));
+        if let Some(tree) = trees.get(&key) {
+            return Ok(tree.clone());
+        }
+        let tree = self.fetch(source, reference, stage)?;
+        trees.insert(key, tree.clone());
+        Ok(tree)
     }
 
     /// The cached clone when it already holds `reference` as a commit (so no
