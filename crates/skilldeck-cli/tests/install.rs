@@ -5,9 +5,9 @@
 // A broken fixture should stop a test loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::collections::BTreeMap;
 use std::process::{Command, Output, Stdio};
 
 /// A temp dir holding a home, a cache, repositories and projects.
@@ -304,7 +304,11 @@ fn list_knows_the_lock_and_locked_hides_what_differs() {
     assert_eq!(listed(&env, "p", &[]), (names.clone(), vec![], vec![warning("run.sh", "modified")]));
     let table = env.skilldeck("p", &["list"]);
     assert!(stdout(&table).contains("alpha"), "still listed");
-    assert!(stderr(&table).contains(&format!("skilldeck: warning: {}", warning("run.sh", "modified"))), "{}", stderr(&table));
+    assert!(
+        stderr(&table).contains(&format!("skilldeck: warning: {}", warning("run.sh", "modified"))),
+        "{}",
+        stderr(&table)
+    );
     assert_eq!(listed(&env, "p", &["--locked"]), (vec!["beta".to_owned()], vec!["not-locked".to_owned()], vec![]));
 
     fs::remove_file(env.path("p/.agents/skills/alpha/run.sh")).unwrap();

@@ -189,10 +189,10 @@ impl CatalogBuilder {
                 if self.locked {
                     return Some(skip(format!("modified since install: {file} {change} (against {})", lock.display())));
                 }
-                let name = skill.dir().and_then(Path::file_name).map_or_else(
-                    || skill.name().to_owned(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
+                let name = skill
+                    .dir()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| skill.name().to_owned(), |n| n.to_string_lossy().into_owned());
                 let (file, change, lock) = (file.clone(), *change, lock.clone());
                 assembly.warn(Warning::ModifiedSinceInstall { name, file, change, lock });
                 None

@@ -127,9 +127,10 @@ fn parse(bytes: &[u8]) -> Result<HashMap<String, Entry>, String> {
     let skills = value.get("skills").and_then(|s| s.as_object()).ok_or("`skills` is not an object")?;
     let mut out = HashMap::with_capacity(skills.len());
     for (name, entry) in skills {
-        let files = entry.get("files").and_then(|f| f.as_object()).map(|files| {
-            files.iter().map(|(rel, digest)| (rel.clone(), digest.as_str().and_then(sha_of))).collect()
-        });
+        let files = entry
+            .get("files")
+            .and_then(|f| f.as_object())
+            .map(|files| files.iter().map(|(rel, digest)| (rel.clone(), digest.as_str().and_then(sha_of))).collect());
         out.insert(name.clone(), files);
     }
     Ok(out)
