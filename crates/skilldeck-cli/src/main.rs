@@ -28,6 +28,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
 mod http;
+mod install;
 mod list;
 mod log;
 mod new;
@@ -85,6 +86,11 @@ struct SourceArgs {
     /// Do not follow symbolic links while walking.
     #[arg(long, global = true)]
     no_follow_symlinks: bool,
+    /// Expose an installed skill (in a project's .agents/skills) only when the project's
+    /// skills-lock.json names it and its files are the ones the lock records; without it,
+    /// one whose files differ is listed with a `modified since install` warning.
+    #[arg(long, global = true)]
+    locked: bool,
     /// Authored skills, whose records overlay the roots: a SQLite file (created
     /// if missing), or a PostgreSQL database shared by several hosts
     /// (`postgres://user@host/db`).
@@ -178,6 +184,17 @@ enum Command {
     /// Saving needs --store (without it the pages are read-only); agent profiles are the
     /// store's, and --agents profiles are shown beside them.
     Studio(studio::StudioArgs),
+    /// Install skills from a git repository (a URL, owner/repo[/path][@REF]) or a directory into
+    /// .agents/skills, recorded with their commit and every file's digest in skills-lock.json.
+    Add(install::add::AddArgs),
+    /// Install exactly what skills-lock.json records (offline from the cache when it can).
+    Install(install::sync::InstallArgs),
+    /// Remove installed skills and their skills-lock.json entries.
+    Remove(install::remove::RemoveArgs),
+    /// Check every installed file against skills-lock.json; exit 1 on any difference.
+    Verify(install::verify::VerifyArgs),
+    /// Move installed skills to the newest commit of their ref; print what changes.
+    Update(install::update::UpdateArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -234,6 +251,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::New(args) => return new::run(&args, &cli.sources.roots),
         Command::Completions(args) => return new::completions(&args),
+        Command::Add(args) => return install::add::run(&args),
+        Command::Install(args) => return install::sync::run(&args),
+        Command::Remove(args) => return install::remove::run(&args),
+        Command::Verify(args) => return install::verify::run(&args),
+        Command::Update(args) => return install::update::run(&args),
         command => command,
     };
     // Every catalog command says where its skills come from, and when there are none.
@@ -379,7 +401,12 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
         | Command::New(_)
         | Command::Completions(_)
         | Command::Serve(_)
-        | Command::Studio(_) => {
+        | Command::Studio(_)
+        | Command::Add(_)
+        | Command::Install(_)
+        | Command::Remove(_)
+        | Command::Verify(_)
+        | Command::Update(_) => {
             unreachable!("answered without a catalog")
         }
     }
@@ -400,7 +427,8 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
         .filter(Filter::new(sources.filter.iter().cloned()))
         .sample_limit(SampleLimit::from_config(sources.sample_limit)?)
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
-        .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow });
+        .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow })
+        .locked(sources.locked);
     for file in &sources.skills {
         builder = builder.skills(read_skill_defs(file)?);
     }

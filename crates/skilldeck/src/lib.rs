@@ -61,7 +61,7 @@ pub use catalog::{
 pub use render::budget::Encoding;
 pub use render::budget::{Budget, BudgetReport, CLOSED_MIN_SHARE, Fitted, ParseBudgetError, Unit, closing_line};
 
-pub use model::{Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
+pub use model::{FileChange, Origin, SharedError, Skill, SkillDef, Skip, SkipReason, Warning, YamlProblem};
 pub use name::{NAME_MAX_BYTES, NameError, NameKind, NameProblem, check_name, check_name_characters};
 pub use search::{Hit, SavedSearch, SavedSearchError, SearchResults};
 // The walker's types appear in the engine's own signatures (`walk_limits`,
@@ -71,6 +71,7 @@ pub use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walk};
 pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
 pub use source::convention::{ConventionalRoots, OutsideProject, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
 pub use source::frontmatter::{Frontmatter, FrontmatterMode};
+pub use source::installed::{LOCK_FILE, PROJECT_SKILLS_DIR};
 pub use source::read::DEFAULT_MAX_FRONTMATTER;
 pub use text::{escape_control, yaml_scalar};
 pub use tool::{NOT_FOUND_NAMES_MAX, SkillTool, ToolDeclaration, ToolMetadata, ToolResult};

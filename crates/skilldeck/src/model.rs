@@ -7,7 +7,7 @@
 mod problem;
 mod skill;
 
-pub use problem::{SharedError, Skip, SkipReason, Warning, YamlProblem};
+pub use problem::{FileChange, SharedError, Skip, SkipReason, Warning, YamlProblem};
 pub(crate) use skill::HeldFrontmatter;
 pub(crate) use skill::SkillData;
 pub use skill::{Origin, Skill, SkillDef};

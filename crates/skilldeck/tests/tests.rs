@@ -48,3 +48,6 @@ mod budget;
 
 // Search: ranking, exact names, abstention, agents, the bounded not-found text.
 mod search;
+
+// Installed skills held against their project's skills-lock.json at load time.
+mod installed;

@@ -13,6 +13,7 @@ use super::walks::{RootIdentity, RootWalk};
 use super::{Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
 use crate::name::{NameKind, check_name_characters};
+use crate::source::installed::Integrity;
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
 use crate::store::{Record, SkillStore, StoreError};
 
@@ -161,10 +162,51 @@ impl CatalogBuilder {
         // A clone is cheap: a skill is an `Arc`.
         for (_, outcome) in &walk.candidates {
             if let Some(skill) = assembly.parsed(outcome.clone()) {
-                assembly.offer(Ok(skill), &source);
+                match self.unlocked(&skill, assembly) {
+                    Some(skip) => assembly.skips.push(skip),
+                    None => assembly.offer(Ok(skill), &source),
+                }
             }
         }
         keep.then_some(walk)
+    }
+}
+
+impl CatalogBuilder {
+    /// What the check against its project's lock found for an installed
+    /// `skill`, as a warning on the assembly, or the skip that keeps it out
+    /// when [`locked`](CatalogBuilder::locked).
+    fn unlocked(&self, skill: &Skill, assembly: &mut Assembly) -> Option<Skip> {
+        let skip = |detail: String| Skip {
+            location: skill.location().to_owned(),
+            reason: SkipReason::NotLocked,
+            detail: Some(detail),
+            position: None,
+        };
+        match skill.data().integrity.as_ref()? {
+            Integrity::Intact => None,
+            Integrity::Differs { lock, file, change } => {
+                if self.locked {
+                    return Some(skip(format!("modified since install: {file} {change} (against {})", lock.display())));
+                }
+                let name = skill
+                    .dir()
+                    .and_then(Path::file_name)
+                    .map_or_else(|| skill.name().to_owned(), |n| n.to_string_lossy().into_owned());
+                let (file, change, lock) = (file.clone(), *change, lock.clone());
+                assembly.warn(Warning::ModifiedSinceInstall { name, file, change, lock });
+                None
+            }
+            Integrity::Unnamed { lock, problem } => {
+                if let Some(message) = problem {
+                    let warning = Warning::LockUnreadable { lock: lock.clone(), message: message.clone() };
+                    if !assembly.warnings.contains(&warning) {
+                        assembly.warn(warning);
+                    }
+                }
+                self.locked.then(|| skip(format!("{} does not name it", lock.display())))
+            }
+        }
     }
 }
 
@@ -205,6 +247,7 @@ pub(super) fn data_skill(def: &SkillDef) -> Result<Skill, Skip> {
         body: OnceLock::from(def.content.clone()),
         record: None,
         confinement: None,
+        integrity: None,
     }))
 }
 

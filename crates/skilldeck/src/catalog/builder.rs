@@ -164,6 +164,7 @@ pub struct CatalogBuilder {
     pub(super) max_frontmatter: Option<usize>,
     pub(super) store: Option<Arc<dyn SkillStore>>,
     pub(super) before_read: Option<BeforeRead>,
+    pub(super) locked: bool,
 }
 
 impl fmt::Debug for CatalogBuilder {
@@ -176,6 +177,7 @@ impl fmt::Debug for CatalogBuilder {
             .field("sample_limit", &self.sample_limit)
             .field("store", &self.store.is_some())
             .field("before_read", &self.before_read.is_some())
+            .field("locked", &self.locked)
             .finish_non_exhaustive()
     }
 }
@@ -314,6 +316,41 @@ impl CatalogBuilder {
         F: Fn(&Path) + Send + Sync + 'static,
     {
         self.before_read = Some(Arc::new(f));
+        self
+    }
+
+    /// Whether only installed skills as their lock records them are exposed.
+    ///
+    /// A skill in a project's `.agents/skills/NAME` is always checked against
+    /// the `files` digests its project's `skills-lock.json` records for
+    /// `NAME` (the lock `skilldeck add` writes); one whose files differ
+    /// carries a [`Warning::ModifiedSinceInstall`](crate::Warning::ModifiedSinceInstall)
+    /// naming the first file that does. With `locked`, it is a
+    /// [`SkipReason::NotLocked`](crate::SkipReason::NotLocked) skip instead,
+    /// and so is a skill there that no lock names. Default: `false`.
+    ///
+    /// ```
+    /// use skilldeck::{Catalog, SkipReason, Warning};
+    ///
+    /// let project = tempfile::tempdir()?;
+    /// let dir = project.path().join(".agents/skills/hello");
+    /// std::fs::create_dir_all(&dir)?;
+    /// std::fs::write(dir.join("SKILL.md"), "---\nname: hello\ndescription: Hi.\n---\n")?;
+    /// let digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    /// let lock = format!(r#"{{"version":1,"skills":{{"hello":{{"files":{{"SKILL.md":"{digest}"}}}}}}}}"#);
+    /// std::fs::write(project.path().join("skills-lock.json"), lock)?;
+    ///
+    /// let builder = Catalog::builder().root(project.path().join(".agents/skills"));
+    /// let catalog = builder.build();
+    /// assert!(catalog.get("hello").is_some());
+    /// assert!(matches!(&catalog.warnings()[0], Warning::ModifiedSinceInstall { file, .. } if file == "SKILL.md"));
+    /// let locked = builder.locked(true).build();
+    /// assert!(locked.get("hello").is_none());
+    /// assert_eq!(locked.skips()[0].reason, SkipReason::NotLocked);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn locked(mut self, locked: bool) -> Self {
+        self.locked = locked;
         self
     }
 

@@ -11,6 +11,7 @@ use skilldeck_walk::{File, LimitHit, Limits, Totals};
 use super::CatalogBuilder;
 use crate::model::Origin;
 use crate::source::confine::Confinement;
+use crate::source::installed::Locks;
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
 use crate::source::walk::{SKILL_MD, SKIPPED_DIRS, candidate_order, walker};
 
@@ -31,13 +32,15 @@ impl CatalogBuilder {
     /// confined to nothing yet.
     fn walk_dir(&self, dir: &Path, limits: Limits) -> DirWalk {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
+        // Each project's lock read once per walk, the first time one of its skills is.
+        let locks = Locks::default();
         let walk = walker(dir, self.symlinks, limits).visit(
             |name| name == SKILL_MD,
             |found| {
                 if let (Some(before_read), Some(dir)) = (&self.before_read, found.file().path.parent()) {
                     before_read(dir);
                 }
-                read::skill_md(found, max_frontmatter, self.mode)
+                read::skill_md(found, max_frontmatter, self.mode, &locks)
             },
         );
         let mut candidates: Vec<Candidate> = walk
@@ -85,7 +88,9 @@ impl CatalogBuilder {
             if rel.components().any(|c| SKIPPED_DIRS.iter().any(|d| c.as_os_str() == *d)) {
                 continue;
             }
-            parts.push(changed_part(&previous.absolute, rel)?);
+            let part = changed_part(&previous.absolute, rel)?;
+            // Any file of an installed skill is part of its check: its whole directory is read again.
+            parts.push(installed_dir(&previous.candidates, &part).unwrap_or(part));
         }
         // A part inside another is walked with it.
         parts.sort();
@@ -131,6 +136,16 @@ impl CatalogBuilder {
         let links = previous.links.iter().filter(|link| !parts.iter().any(|p| link.starts_with(p))).cloned().collect();
         Some(RootWalk { absolute, identity, confinement, candidates, limit_hit: None, totals, links })
     }
+}
+
+/// The directory, relative to the root, of the checked installed skill
+/// ([`Integrity`](crate::source::installed::Integrity)) that `part` lies in.
+fn installed_dir(candidates: &[Candidate], part: &Path) -> Option<PathBuf> {
+    candidates.iter().find_map(|(file, outcome)| {
+        let checked = outcome.as_ref().is_ok_and(|(skill, _)| skill.data().integrity.is_some());
+        let dir = file.rel.parent()?;
+        (checked && part.starts_with(dir) && part != dir).then(|| dir.to_path_buf())
+    })
 }
 
 /// Confines the skills of freshly read `candidates` to their root.

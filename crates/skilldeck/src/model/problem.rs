@@ -61,12 +61,16 @@ pub enum SkipReason {
     /// ([`check_name_characters`](crate::check_name_characters)): served,
     /// it would split or reorder the lines that list it.
     InvalidName,
+    /// Run with `locked` ([`CatalogBuilder::locked`](crate::CatalogBuilder::locked)): an
+    /// installed skill (in a project's `.agents/skills`) that its
+    /// `skills-lock.json` does not name, or whose files differ from it.
+    NotLocked,
 }
 
 impl SkipReason {
     /// The reason as toolnexus spells it: `missing-name`, `malformed-frontmatter`,
     /// `duplicate-name`, `unreadable` or `too-large`; and skilldeck's own
-    /// `invalid-name`.
+    /// `invalid-name` and `not-locked`.
     pub fn as_str(self) -> &'static str {
         match self {
             SkipReason::MissingName => "missing-name",
@@ -75,6 +79,7 @@ impl SkipReason {
             SkipReason::Unreadable => "unreadable",
             SkipReason::TooLarge => "too-large",
             SkipReason::InvalidName => "invalid-name",
+            SkipReason::NotLocked => "not-locked",
         }
     }
 }
@@ -182,6 +187,26 @@ pub enum Warning {
         /// The store's error message.
         message: String,
     },
+    /// An installed skill (in a project's `.agents/skills`) whose files are
+    /// not those its project's `skills-lock.json` records.
+    ModifiedSinceInstall {
+        /// The skill (its directory's name, which the lock is keyed by).
+        name: String,
+        /// The first file that differs, `/`-separated below the skill.
+        file: String,
+        /// How it differs.
+        change: FileChange,
+        /// The lock.
+        lock: PathBuf,
+    },
+    /// A project's `skills-lock.json` that cannot be read: its installed
+    /// skills are not checked (and, `locked`, not exposed).
+    LockUnreadable {
+        /// The lock.
+        lock: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// The skill store could not be read during a reload; its skills are
     /// the last copy an earlier build of the live catalog read.
     StoreStale {
@@ -202,6 +227,8 @@ impl Warning {
             Warning::WalkLimit { .. } => "walk-limit",
             Warning::StoreFailed { .. } => "store-failed",
             Warning::StoreStale { .. } => "store-stale",
+            Warning::ModifiedSinceInstall { .. } => "modified-since-install",
+            Warning::LockUnreadable { .. } => "lock-unreadable",
         }
     }
 }
@@ -225,7 +252,42 @@ impl fmt::Display for Warning {
             Warning::StoreStale { message } => {
                 write!(f, "skill store failed: {message}; serving the last good copy of its skills")
             }
+            Warning::ModifiedSinceInstall { name, file, change, lock } => {
+                write!(f, "skill \"{name}\" modified since install: {file} {change} (against {})", lock.display())
+            }
+            Warning::LockUnreadable { lock, message } => {
+                write!(f, "{}: {message}; its installed skills are not checked", lock.display())
+            }
         }
+    }
+}
+
+/// How an installed file differs from what the lock records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileChange {
+    /// Other bytes than the lock's digest.
+    Modified,
+    /// In the lock, not on disk.
+    Missing,
+    /// On disk, not in the lock.
+    Extra,
+}
+
+impl FileChange {
+    /// `modified`, `missing` or `extra`, as `skilldeck verify` says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileChange::Modified => "modified",
+            FileChange::Missing => "missing",
+            FileChange::Extra => "extra",
+        }
+    }
+}
+
+impl fmt::Display for FileChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

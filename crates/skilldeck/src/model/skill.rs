@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::source::confine::{Confinement, Refusal};
 use crate::source::frontmatter::{Frontmatter, simple};
+use crate::source::installed::Integrity;
 use crate::source::read;
 
 /// One skill of a catalog: what its frontmatter says, where it came from, and
@@ -39,6 +40,9 @@ pub(crate) struct SkillData {
     /// skill of that root's walk, and by a store record that took the
     /// skill's place); `None` for a skill without a directory.
     pub(crate) confinement: Option<Arc<Confinement>>,
+    /// For a skill in a project's `.agents/skills`: what the check against
+    /// the project's lock found when it was read.
+    pub(crate) integrity: Option<Integrity>,
 }
 
 /// How a skill holds its frontmatter. Most frontmatters are read without
@@ -132,6 +136,11 @@ impl Skill {
     /// that derives data from a skill can keep it for the same reading only.
     pub fn ptr_eq(a: &Skill, b: &Skill) -> bool {
         Arc::ptr_eq(&a.data, &b.data)
+    }
+
+    /// The skill's data.
+    pub(crate) fn data(&self) -> &SkillData {
+        &self.data
     }
 
     /// The skill's data, to change while it is being built (copied first if

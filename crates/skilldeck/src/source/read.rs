@@ -15,6 +15,7 @@ use crate::model::{HeldFrontmatter, Origin, Skill, SkillData, Skip, SkipReason, 
 use crate::name::{NameKind, check_name_characters};
 use crate::source::confine::{Confinement, Refusal};
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode, HeadError};
+use crate::source::installed::Locks;
 use crate::text::utf8_prefix;
 
 /// Default cap on the bytes of a frontmatter: 1 MiB.
@@ -40,8 +41,10 @@ pub(crate) type Outcome = Result<(Skill, Option<YamlProblem>), Skip>;
 /// The skill's `Origin::Fs { skill_md }` is empty: the caller moves the
 /// walked path ([`skilldeck_walk::File::path`]) in.
 /// Only the head is read: the body is read when first served (SPEC §2), as
-/// keeping ten thousand bodies costs more than reading one again.
-pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode) -> Outcome {
+/// keeping ten thousand bodies costs more than reading one again. A skill in
+/// a project's `.agents/skills` is checked against `locks` on those bytes
+/// ([`installed`](crate::source::installed)).
+pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: FrontmatterMode, locks: &Locks) -> Outcome {
     let path = &found.file().path;
     let location = path.to_string_lossy().into_owned();
     let skip = |location, reason, detail: String| Err(Skip { location, reason, detail: Some(detail), position: None });
@@ -59,7 +62,13 @@ pub(crate) fn skill_md(found: &Found<'_>, max_frontmatter: usize, mode: Frontmat
         // per skill, made on this worker and freed on the caller's thread.
         let origin =
             Origin::Fs { skill_md: PathBuf::new(), dir: path.parent().map(Path::to_path_buf).unwrap_or_default() };
-        let outcome = parse(head, false, location, origin, max_frontmatter, mode);
+        let dir = path.parent().unwrap_or(path);
+        let mut outcome = parse(head, false, location, origin, max_frontmatter, mode);
+        if let Ok((skill, _)) = &mut outcome
+            && let Some(integrity) = locks.check(dir, head)
+        {
+            skill.data_mut().integrity = Some(integrity);
+        }
         if buf.len() > KEEP_BUFFER {
             *buf = Vec::new();
         }
@@ -133,6 +142,7 @@ pub(crate) fn parse(
         body,
         record: None,
         confinement: None,
+        integrity: None,
     });
     Ok((skill, head.recovered))
 }

@@ -1,0 +1,63 @@
+//! `skilldeck add SOURCE`: skills from a git repository or a directory into
+//! `.agents/skills`, recorded in `skills-lock.json`; `--list` shows them only.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use skilldeck::escape_control;
+use skilldeck_install::{AddOptions, Source};
+
+use super::{ProjectArgs, short};
+use crate::print;
+
+/// `skilldeck add`'s flags.
+#[derive(Args, Debug)]
+pub(crate) struct AddArgs {
+    /// A git URL (https://, ssh://, git@host:path, file://; #REF for a ref), GitHub's
+    /// owner/repo[/path][@REF], or a local directory (./DIR, /DIR).
+    source: String,
+    /// Install only this skill; repeat for more (default: every skill of the source).
+    #[arg(long = "skill", value_name = "NAME")]
+    skill: Vec<String>,
+    /// The branch, tag or commit to install from (default: the source's own, else its default branch).
+    #[arg(long = "ref", value_name = "REF")]
+    reference: Option<String>,
+    /// Print the skills the source holds and install nothing.
+    #[arg(long)]
+    list: bool,
+    /// Replace a skill directory skills-lock.json does not name, and install skills that fail validation.
+    #[arg(long)]
+    force: bool,
+    #[command(flatten)]
+    project: ProjectArgs,
+}
+
+pub(crate) fn run(args: &AddArgs) -> anyhow::Result<ExitCode> {
+    let mut source = Source::parse(&args.source)?;
+    if let Some(reference) = &args.reference {
+        source.reference = Some(reference.clone());
+    }
+    let project = args.project.open()?;
+    if args.list {
+        let found = project.list(&source)?;
+        let width = found.iter().map(|f| f.name.len()).max().unwrap_or(0);
+        let mut out = String::new();
+        for skill in &found {
+            let description = skill.description.as_deref().unwrap_or("-");
+            out.push_str(&escape_control(&format!("{:width$}  {}  {description}", skill.name, skill.skill_path)));
+            out.push('\n');
+        }
+        print(&out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = AddOptions { skills: args.skill.clone(), force: args.force };
+    let installed = project.add(&source, &options)?;
+    let mut out = String::new();
+    for skill in &installed {
+        let from = skill.commit.as_deref().map_or(String::new(), |c| format!(" at {}", short(c)));
+        out.push_str(&escape_control(&format!("installed {} from {source}{from} ({} files)", skill.name, skill.files)));
+        out.push('\n');
+    }
+    print(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

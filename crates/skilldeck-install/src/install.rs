@@ -1,0 +1,794 @@
+//! The operations on a project: `add` skills from a source, `install` what
+//! the lock says, `remove`, `verify`, `update`.
+//!
+//! Every change is made in a staging directory inside the project's
+//! `.agents` (the same file system as `.agents/skills`) and renamed into
+//! place once every skill of the command is ready; the lock is written
+//! atomically last. Commands that change a project hold an exclusive lock on
+//! `.agents/.skilldeck.lock` while they run, so two at once are serialised.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skilldeck::validate::Validator;
+use skilldeck::{Catalog, NameKind, Symlinks, check_name};
+
+use crate::commit::{self, Move, Stage};
+use crate::files::{self, FilesError};
+use crate::git::{self, GitCache, GitError, Repo};
+use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
+use crate::source::{Location, Source, SourceError, SourceType};
+
+/// The project's skill directory, relative to it: where every host but
+/// Claude Code reads skills (the engine's, whose catalog checks the skills there).
+pub const PROJECT_SKILLS_DIR: &str = skilldeck::PROJECT_SKILLS_DIR;
+
+/// Why a command changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The SOURCE could not be read.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// git failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The lock could not be read or written.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// A skill's files cannot be installed or read.
+    #[error("skill {name}: {source}")]
+    Files {
+        /// The skill.
+        name: String,
+        /// Why.
+        source: FilesError,
+    },
+    /// The source holds no skill.
+    #[error("{origin}: no skills found (no SKILL.md skilldeck can read)")]
+    NoSkills {
+        /// The source, as typed or locked.
+        origin: String,
+    },
+    /// `--skill NAME` that the source does not hold.
+    #[error("{origin}: no skill {name:?} (it holds: {})", available.join(", "))]
+    NoSuchSkill {
+        /// The source, as typed or locked.
+        origin: String,
+        /// The name asked for.
+        name: String,
+        /// The names it holds.
+        available: Vec<String>,
+    },
+    /// A skill directory is already there and the lock does not name it.
+    #[error("skill {name} from {origin}: {} exists and {LOCK_FILE} does not name it (--force replaces it)", dir.display())]
+    Collision {
+        /// The skill.
+        name: String,
+        /// The source, as typed or locked.
+        origin: String,
+        /// The directory there.
+        dir: PathBuf,
+    },
+    /// A skill that fails validation, or whose name cannot be a directory's.
+    #[error("skill {name} from {origin} is not valid (--force installs it anyway): {}", reasons.join("; "))]
+    Invalid {
+        /// The skill.
+        name: String,
+        /// The source, as typed or locked.
+        origin: String,
+        /// The validator's errors.
+        reasons: Vec<String>,
+    },
+    /// `remove` or `update` of a skill the lock does not name.
+    #[error("skill {name}: not in {LOCK_FILE}")]
+    NotInstalled {
+        /// The skill.
+        name: String,
+    },
+    /// `install --frozen` found an installed skill that differs from the lock.
+    #[error("skill {name}: the installed files differ from {LOCK_FILE}: {diff}")]
+    Frozen {
+        /// The skill.
+        name: String,
+        /// How.
+        diff: Diff,
+    },
+    /// `install --frozen` with no lock.
+    #[error("{}: no lock to install from", path.display())]
+    NoLock {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// The source no longer gives, at the locked commit, the files the lock records.
+    #[error("skill {name}: {origin} gives other files than {LOCK_FILE} records: {diff}")]
+    Mismatch {
+        /// The skill.
+        name: String,
+        /// The source, as typed or locked.
+        origin: String,
+        /// How.
+        diff: Diff,
+    },
+    /// A lock entry skilldeck cannot install (a `well-known` or `node_modules` source, no `skillPath`).
+    #[error("skill {name}: cannot install from {LOCK_FILE}: {reason}")]
+    Unsupported {
+        /// The skill.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// A file or directory of the project could not be changed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io { path: path.to_path_buf(), source }
+}
+
+/// How a skill's files differ from what the lock records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diff {
+    /// In both, with other bytes.
+    pub modified: Vec<String>,
+    /// In the lock, not on disk.
+    pub missing: Vec<String>,
+    /// On disk, not in the lock.
+    pub extra: Vec<String>,
+}
+
+impl Diff {
+    /// The files of `expected` (the lock) against `actual` (disk or source).
+    pub fn between(expected: &BTreeMap<String, String>, actual: &BTreeMap<String, String>) -> Diff {
+        let mut diff = Diff::default();
+        for (rel, digest) in expected {
+            match actual.get(rel) {
+                None => diff.missing.push(rel.clone()),
+                Some(d) if d != digest => diff.modified.push(rel.clone()),
+                Some(_) => {}
+            }
+        }
+        diff.extra = actual.keys().filter(|rel| !expected.contains_key(*rel)).cloned().collect();
+        diff
+    }
+
+    /// No difference.
+    pub fn is_empty(&self) -> bool {
+        self.modified.is_empty() && self.missing.is_empty() && self.extra.is_empty()
+    }
+}
+
+impl fmt::Display for Diff {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = [("modified", &self.modified), ("missing", &self.missing), ("extra", &self.extra)]
+            .into_iter()
+            .filter(|(_, list)| !list.is_empty())
+            .map(|(what, list)| format!("{what} {}", list.join(", ")))
+            .collect();
+        if parts.is_empty() { f.write_str("no difference") } else { f.write_str(&parts.join("; ")) }
+    }
+}
+
+/// A skill a source holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    pub description: Option<String>,
+    /// Its `SKILL.md`'s path in the source, `/`-separated.
+    pub skill_path: String,
+}
+
+/// A skill a command installed or changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Installed {
+    /// Its name.
+    pub name: String,
+    /// The commit it came from (`None`: a local directory).
+    pub commit: Option<String>,
+    /// How many files it has.
+    pub files: usize,
+}
+
+/// One skill's `verify` finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verified {
+    /// The skill.
+    pub name: String,
+    /// Its files against the lock's `files` (empty for an entry without them).
+    pub diff: Diff,
+    /// For an entry without `files` (the `skills` package's): its
+    /// `computedHash` differs from the installed copy's (or it is gone).
+    pub hash_differs: bool,
+}
+
+impl Verified {
+    /// The installed copy is what the lock records.
+    pub fn is_clean(&self) -> bool {
+        self.diff.is_empty() && !self.hash_differs
+    }
+}
+
+/// What `update` did to one skill.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    /// Moved to a newer commit.
+    Moved {
+        /// The skill.
+        name: String,
+        /// The commit it was at.
+        from: Option<String>,
+        /// The commit it is at now.
+        to: String,
+        /// The files: `missing` were removed, `extra` added, `modified` changed.
+        diff: Diff,
+    },
+    /// Already at the newest commit of its ref.
+    Current {
+        /// The skill.
+        name: String,
+    },
+    /// Its ref is a commit (or it is a local directory): left alone.
+    Pinned {
+        /// The skill.
+        name: String,
+    },
+}
+
+/// `add`'s choices.
+#[derive(Clone, Debug, Default)]
+pub struct AddOptions {
+    /// The skills to install by name; empty: all the source holds.
+    pub skills: Vec<String>,
+    /// Replace a skill directory the lock does not name, and install skills
+    /// that fail validation.
+    pub force: bool,
+}
+
+/// A project: its `.agents/skills` and its `skills-lock.json`, and the
+/// cache repositories are fetched into.
+///
+/// # Example
+///
+/// ```no_run
+/// use skilldeck_install::{AddOptions, GitCache, Project, Source};
+///
+/// let project = Project::new(".", GitCache::user()?);
+/// let source = Source::parse("anthropics/skills@main")?;
+/// let installed = project.add(&source, &AddOptions { skills: vec!["pdf".into()], force: false })?;
+/// assert_eq!(installed[0].name, "pdf");
+/// assert!(project.verify()?.iter().all(|v| v.is_clean()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Project {
+    root: PathBuf,
+    cache: GitCache,
+}
+
+/// The trees one command fetched, by source and reference.
+type Trees = BTreeMap<(String, Option<String>), Tree>;
+
+/// A skill copied into the staging directory, ready to be renamed into place.
+struct Ready {
+    name: String,
+    staged: PathBuf,
+    entry: LockEntry,
+}
+
+/// A source's files at one commit (or a local directory), in a staging directory.
+#[derive(Clone)]
+struct Tree {
+    /// The source's root: the exported tree or the local directory.
+    root: PathBuf,
+    commit: Option<String>,
+}
+
+impl Project {
+    /// The project in `root` (made absolute from the working directory), fetching into `cache`.
+    pub fn new(root: impl Into<PathBuf>, cache: GitCache) -> Project {
+        let root = root.into();
+        let root = crate::source::normalise(&std::path::absolute(&root).unwrap_or(root));
+        Project { root, cache }
+    }
+
+    /// `.agents/skills` of the project.
+    pub fn skills_dir(&self) -> PathBuf {
+        self.root.join(PROJECT_SKILLS_DIR)
+    }
+
+    /// The project's `skills-lock.json`.
+    pub fn lock_path(&self) -> PathBuf {
+        self.root.join(LOCK_FILE)
+    }
+
+    /// Reads the project's lock (empty when there is none).
+    ///
+    /// # Errors
+    ///
+    /// [`LockError`].
+    pub fn lock(&self) -> Result<Lock, LockError> {
+        Lock::read(&self.lock_path())
+    }
+
+    fn agents_dir(&self) -> PathBuf {
+        self.root.join(".agents")
+    }
+
+    /// Holds the project's exclusive lock until the file is dropped.
+    fn serialise(&self) -> Result<fs::File, InstallError> {
+        let agents = self.agents_dir();
+        fs::create_dir_all(&agents).map_err(io(&agents))?;
+        let path = agents.join(".skilldeck.lock");
+        let file = fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io(&path))?;
+        file.lock().map_err(io(&path))?;
+        commit::recover(&agents, &self.lock_path())?;
+        Ok(file)
+    }
+
+    /// The skills `source` holds, without installing any.
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError`]: the source cannot be fetched, the ref is not there,
+    /// or it holds no skill.
+    pub fn list(&self, source: &Source) -> Result<Vec<Found>, InstallError> {
+        let stage = Stage::new(&std::env::temp_dir())?;
+        let tree = self.fetch(source, source.reference.as_deref(), &stage)?;
+        Ok(discover(source, &tree)?.into_iter().map(|(found, _)| found).collect())
+    }
+
+    /// Installs skills from `source` into `.agents/skills` and records them in the lock.
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError`], having changed nothing.
+    pub fn add(&self, source: &Source, options: &AddOptions) -> Result<Vec<Installed>, InstallError> {
+        let _serialised = self.serialise()?;
+        let mut stage = Stage::new(&self.agents_dir())?;
+        let tree = self.fetch(source, source.reference.as_deref(), &stage)?;
+        let found = discover(source, &tree)?;
+        let chosen: Vec<&(Found, PathBuf)> = if options.skills.is_empty() {
+            found.iter().collect()
+        } else {
+            let mut chosen = Vec::new();
+            for name in &options.skills {
+                match found.iter().find(|(f, _)| &f.name == name) {
+                    Some(skill) => chosen.push(skill),
+                    None => {
+                        return Err(InstallError::NoSuchSkill {
+                            origin: source.to_string(),
+                            name: name.clone(),
+                            available: found.iter().map(|(f, _)| f.name.clone()).collect(),
+                        });
+                    }
+                }
+            }
+            chosen
+        };
+        let mut lock = self.lock()?;
+        let mut ready = Vec::new();
+        for (skill, dir) in chosen {
+            let target = self.skills_dir().join(&skill.name);
+            if target.exists() && !lock.skills.contains_key(&skill.name) && !options.force {
+                return Err(InstallError::Collision {
+                    name: skill.name.clone(),
+                    origin: source.to_string(),
+                    dir: target,
+                });
+            }
+            let mut entry = LockEntry::new(self.lock_source(source), source.source_type.as_str(), String::new());
+            entry.source_url = source.lock_source_url();
+            entry.reference = source.reference.clone();
+            entry.skill_path = Some(skill.skill_path.clone());
+            entry.commit = tree.commit.clone();
+            ready.push(prepare(&skill.name, &source.to_string(), dir, entry, &stage, options.force)?);
+        }
+        let installed = self.commit(ready, &mut lock, &mut stage)?;
+        Ok(installed)
+    }
+
+    /// Installs every skill the lock names as the lock records it: the
+    /// recorded commit (from the cache when it holds it, so offline), each
+    /// file checked against its digest. A skill already installed as
+    /// recorded is left alone. With `frozen`, an installed skill that differs
+    /// from the lock is an error, and the lock is never written.
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError`], having changed nothing.
+    pub fn install(&self, frozen: bool) -> Result<Vec<Installed>, InstallError> {
+        let _serialised = self.serialise()?;
+        if frozen && !self.lock_path().is_file() {
+            return Err(InstallError::NoLock { path: self.lock_path() });
+        }
+        let mut lock = self.lock()?;
+        let mut stage = Stage::new(&self.agents_dir())?;
+        let mut ready = Vec::new();
+        let mut trees = Trees::new();
+        for (name, entry) in &lock.skills {
+            let target = self.skills_dir().join(name);
+            let on_disk = if target.is_dir() { Some(digests(name, &target)?) } else { None };
+            if let Some(on_disk) = &on_disk {
+                let diff = match &entry.files {
+                    Some(files) => Diff::between(files, on_disk),
+                    None if hash_of(name, &target)? == entry.computed_hash => Diff::default(),
+                    None => Diff { modified: on_disk.keys().cloned().collect(), ..Diff::default() },
+                };
+                if diff.is_empty() {
+                    continue;
+                }
+                if frozen {
+                    return Err(InstallError::Frozen { name: name.clone(), diff });
+                }
+            }
+            let (source, skill_path) = self.lock_source_of(name, entry)?;
+            let commit = entry.commit.as_deref().or(entry.reference.as_deref());
+            let tree = self.fetch_once(&mut trees, &source, commit, &stage)?;
+            let dir = tree.root.join(skill_dir_of(&skill_path));
+            let mut next = entry.clone();
+            next.commit = tree.commit.clone().or(next.commit);
+            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true)?;
+            let diff = match &entry.files {
+                Some(files) => Diff::between(files, skill.entry.files.as_ref().unwrap_or(&BTreeMap::new())),
+                None if skill.entry.computed_hash == entry.computed_hash => Diff::default(),
+                None => Diff {
+                    modified: skill.entry.files.iter().flat_map(|f| f.keys().cloned()).collect(),
+                    ..Diff::default()
+                },
+            };
+            if !diff.is_empty() {
+                return Err(InstallError::Mismatch { name: name.clone(), origin: source.to_string(), diff });
+            }
+            ready.push(skill);
+        }
+        if frozen {
+            let mut same = lock.clone();
+            return self.commit_files(ready, &mut same, &mut stage, false);
+        }
+        self.commit(ready, &mut lock, &mut stage)
+    }
+
+    /// Removes skills: their directories and their lock entries.
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError::NotInstalled`] for a name the lock does not have
+    /// (nothing removed), or an I/O error.
+    pub fn remove(&self, names: &[String]) -> Result<(), InstallError> {
+        let _serialised = self.serialise()?;
+        let mut lock = self.lock()?;
+        if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
+            return Err(InstallError::NotInstalled { name: name.clone() });
+        }
+        let mut stage = Stage::new(&self.agents_dir())?;
+        let mut moves = Vec::new();
+        for name in names {
+            moves.push(Move { target: self.skills_dir().join(name), staged: None });
+            lock.skills.remove(name);
+        }
+        commit::apply(&mut stage, &moves, Some((&lock, &self.lock_path())))
+    }
+
+    /// Recomputes every installed file's digest against the lock.
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError`]: the lock or a file cannot be read.
+    pub fn verify(&self) -> Result<Vec<Verified>, InstallError> {
+        // A command killed after deciding its change is finished first: that is the project's state.
+        let _serialised = if commit::interrupted(&self.agents_dir()) { Some(self.serialise()?) } else { None };
+        let lock = self.lock()?;
+        let mut out = Vec::new();
+        for (name, entry) in &lock.skills {
+            let target = self.skills_dir().join(name);
+            let on_disk = if target.is_dir() { digests(name, &target)? } else { BTreeMap::new() };
+            let verified = match &entry.files {
+                Some(files) => {
+                    Verified { name: name.clone(), diff: Diff::between(files, &on_disk), hash_differs: false }
+                }
+                None => Verified {
+                    name: name.clone(),
+                    diff: Diff::default(),
+                    hash_differs: !target.is_dir() || hash_of(name, &target)? != entry.computed_hash,
+                },
+            };
+            out.push(verified);
+        }
+        Ok(out)
+    }
+
+    /// Moves skills (all, with no names) to the newest commit of their
+    /// recorded ref; a skill whose ref is a commit, or from a local
+    /// directory, is [`Update::Pinned`].
+    ///
+    /// # Errors
+    ///
+    /// [`InstallError`], having changed nothing.
+    pub fn update(&self, names: &[String]) -> Result<Vec<Update>, InstallError> {
+        let _serialised = self.serialise()?;
+        let mut lock = self.lock()?;
+        if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
+            return Err(InstallError::NotInstalled { name: name.clone() });
+        }
+        let mut stage = Stage::new(&self.agents_dir())?;
+        let mut ready = Vec::new();
+        let mut report = Vec::new();
+        let mut trees = Trees::new();
+        for (name, entry) in &lock.skills {
+            if !names.is_empty() && !names.contains(name) {
+                continue;
+            }
+            let pinned = entry.reference.as_deref().is_some_and(git::is_commit_id);
+            if pinned || entry.source_type == SourceType::Local.as_str() {
+                report.push(Update::Pinned { name: name.clone() });
+                continue;
+            }
+            let (source, skill_path) = self.lock_source_of(name, entry)?;
+            let tree = self.fetch_once(&mut trees, &source, entry.reference.as_deref(), &stage)?;
+            if tree.commit.is_some() && tree.commit == entry.commit {
+                report.push(Update::Current { name: name.clone() });
+                continue;
+            }
+            let dir = tree.root.join(skill_dir_of(&skill_path));
+            let mut next = entry.clone();
+            next.commit = tree.commit.clone();
+            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true)?;
+            let empty = BTreeMap::new();
+            let diff =
+                Diff::between(entry.files.as_ref().unwrap_or(&empty), skill.entry.files.as_ref().unwrap_or(&empty));
+            report.push(Update::Moved {
+                name: name.clone(),
+                from: entry.commit.clone(),
+                to: tree.commit.clone().unwrap_or_default(),
+                diff,
+            });
+            ready.push(skill);
+        }
+        self.commit(ready, &mut lock, &mut stage)?;
+        Ok(report)
+    }
+
+    /// The lock's `source` for `source`: a local directory relative to the
+    /// project, `./`-prefixed and `/`-separated, as the `skills` package
+    /// writes it (`getPortableLocalSource`).
+    fn lock_source(&self, source: &Source) -> String {
+        let Location::Local { path } = &source.location else { return source.lock_source() };
+        match relative(&self.root, path) {
+            Some(rel) if rel.is_empty() => ".".into(),
+            Some(rel) if rel == ".." || rel.starts_with("../") => rel,
+            Some(rel) => format!("./{rel}"),
+            None => path.to_string_lossy().replace('\\', "/"),
+        }
+    }
+
+    /// The source and `skillPath` of a lock entry.
+    fn lock_source_of(&self, name: &str, entry: &LockEntry) -> Result<(Source, String), InstallError> {
+        let unsupported = |reason: String| InstallError::Unsupported { name: name.to_owned(), reason };
+        let source = Source::from_lock(
+            &entry.source,
+            &entry.source_type,
+            entry.source_url.as_deref(),
+            entry.reference.as_deref(),
+            &self.root,
+        )
+        .ok_or_else(|| unsupported(format!("sourceType {:?}", entry.source_type)))?;
+        let skill_path = entry.skill_path.clone().unwrap_or_else(|| "SKILL.md".into());
+        if skill_path.split('/').any(|s| s == "..") {
+            return Err(unsupported(format!("skillPath {skill_path:?}")));
+        }
+        Ok((source, skill_path))
+    }
+
+    /// The source's files at `reference` (a commit, a branch, a tag; `None`:
+    /// the default branch), only the directories that hold a `SKILL.md`.
+    fn fetch(&self, source: &Source, reference: Option<&str>, stage: &Stage) -> Result<Tree, InstallError> {
+        let url = match &source.location {
+            Location::Local { path } => {
+                if !path.is_dir() {
+                    return Err(InstallError::NoSkills { origin: source.to_string() });
+                }
+                return Ok(Tree { root: path.clone(), commit: None });
+            }
+            Location::Git { url } => url,
+        };
+        let repo = self.repo_with(url, reference)?;
+        let commit = repo.resolve(reference)?;
+        let skill_files = repo.skill_files(&commit, source.subpath.as_deref())?;
+        let mut dirs: Vec<String> = skill_files.iter().map(|p| skill_dir_of(p).to_owned()).collect();
+        dirs.dedup();
+        if dirs.is_empty() {
+            return Err(InstallError::NoSkills { origin: source.to_string() });
+        }
+        let root = stage.dir.join(format!("tree-{}", git::unique()));
+        repo.export_dirs(&commit, &dirs, &root)?;
+        Ok(Tree { root, commit: Some(commit) })
+    }
+
+    /// [`Project::fetch`], once per source and reference in one command: the
+    /// skills of one repository share one checkout (and one network fetch).
+    fn fetch_once(
+        &self,
+        trees: &mut Trees,
+        source: &Source,
+        reference: Option<&str>,
+        stage: &Stage,
+    ) -> Result<Tree, InstallError> {
+        let key = (source.to_string(), reference.map(str::to_owned));
+        if let Some(tree) = trees.get(&key) {
+            return Ok(tree.clone());
+        }
+        let tree = self.fetch(source, reference, stage)?;
+        trees.insert(key, tree.clone());
+        Ok(tree)
+    }
+
+    /// The cached clone when it already holds `reference` as a commit (so no
+    /// network is needed), else a fresh fetch (and of the commit itself when
+    /// no branch or tag reaches it).
+    fn repo_with(&self, url: &str, reference: Option<&str>) -> Result<Repo, InstallError> {
+        let commit = reference.filter(|r| git::is_commit_id(r));
+        if let (Some(repo), Some(commit)) = (self.cache.cached(url), commit)
+            && repo.has_commit(commit)
+        {
+            return Ok(repo);
+        }
+        let repo = self.cache.fetch(url)?;
+        if let Some(commit) = commit
+            && !repo.has_commit(commit)
+        {
+            repo.fetch_commit(commit)?;
+        }
+        Ok(repo)
+    }
+
+    /// Renames every staged skill into place, then writes the lock.
+    fn commit(&self, ready: Vec<Ready>, lock: &mut Lock, stage: &mut Stage) -> Result<Vec<Installed>, InstallError> {
+        self.commit_files(ready, lock, stage, true)
+    }
+
+    /// Renames every staged skill into place (an old copy moved into the
+    /// stage first) and records it in `lock`, which is written last when
+    /// `write_lock`: all of it or none, whenever the process is killed
+    /// (see `commit.rs`).
+    fn commit_files(
+        &self,
+        ready: Vec<Ready>,
+        lock: &mut Lock,
+        stage: &mut Stage,
+        write_lock: bool,
+    ) -> Result<Vec<Installed>, InstallError> {
+        let skills_dir = self.skills_dir();
+        let mut installed = Vec::new();
+        let mut moves = Vec::new();
+        for skill in ready {
+            moves.push(Move { target: skills_dir.join(&skill.name), staged: Some(skill.staged) });
+            installed.push(Installed {
+                name: skill.name.clone(),
+                commit: skill.entry.commit.clone(),
+                files: skill.entry.files.as_ref().map_or(0, BTreeMap::len),
+            });
+            lock.skills.insert(skill.name, skill.entry);
+        }
+        let lock_path = self.lock_path();
+        commit::apply(stage, &moves, write_lock.then_some((&*lock, lock_path.as_path())))?;
+        Ok(installed)
+    }
+}
+
+/// The skills under the source's subpath of `tree`, found by skilldeck's
+/// own discovery (its walk and its `SKILL.md` reader, links not followed),
+/// each with its directory.
+fn discover(source: &Source, tree: &Tree) -> Result<Vec<(Found, PathBuf)>, InstallError> {
+    let base = match &source.subpath {
+        Some(sub) => tree.root.join(sub),
+        None => tree.root.clone(),
+    };
+    let catalog = Catalog::builder().root(&base).symlinks(Symlinks::Skip).build();
+    let mut found = Vec::new();
+    for skill in catalog.skills() {
+        let Some(dir) = skill.dir() else { continue };
+        let rel = relative(&tree.root, dir).unwrap_or_default();
+        let skill_path = if rel.is_empty() { "SKILL.md".to_owned() } else { format!("{rel}/SKILL.md") };
+        let found_skill =
+            Found { name: skill.name().to_owned(), description: skill.description().map(str::to_owned), skill_path };
+        found.push((found_skill, dir.to_path_buf()));
+    }
+    if found.is_empty() {
+        return Err(InstallError::NoSkills { origin: source.to_string() });
+    }
+    found.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+    Ok(found)
+}
+
+/// Copies the skill in `dir` into the stage as `NAME`, validates it there
+/// (refused on errors unless `force`), and completes its lock entry's
+/// `computedHash` (of `dir`, as the `skills` package hashes the source) and `files`.
+fn prepare(
+    name: &str,
+    source: &str,
+    dir: &Path,
+    mut entry: LockEntry,
+    stage: &Stage,
+    force: bool,
+) -> Result<Ready, InstallError> {
+    let invalid =
+        |reasons: Vec<String>| InstallError::Invalid { name: name.to_owned(), origin: source.to_owned(), reasons };
+    if let Err(e) = check_name(name, NameKind::Skill) {
+        return Err(invalid(vec![e.to_string()]));
+    }
+    if name.starts_with('.') || name.contains('\\') {
+        return Err(invalid(vec!["a name that cannot be a directory's".into()]));
+    }
+    let files_error = |source| InstallError::Files { name: name.to_owned(), source };
+    let staged = stage.dir.join(format!("new-{}", git::unique())).join(name);
+    let mut digests = BTreeMap::new();
+    for file in files::collect(dir).map_err(files_error)? {
+        let bytes = files::read(&file.path).map_err(files_error)?;
+        let dest = staged.join(&file.rel);
+        if let Some(parent) = dest.parent() {
+            fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        fs::write(&dest, &bytes).map_err(io(&dest))?;
+        let permissions = fs::metadata(&file.path).map_err(io(&file.path))?.permissions();
+        fs::set_permissions(&dest, permissions).map_err(io(&dest))?;
+        digests.insert(file.rel, files::digest(&bytes));
+    }
+    if !force {
+        let reasons: Vec<String> = Validator::new()
+            .validate(&staged)
+            .iter()
+            .flat_map(|v| v.errors().map(|d| d.message.clone()).collect::<Vec<_>>())
+            .collect();
+        if !reasons.is_empty() {
+            return Err(invalid(reasons));
+        }
+    }
+    entry.computed_hash = computed_hash(dir).map_err(files_error)?;
+    entry.files = Some(digests);
+    Ok(Ready { name: name.to_owned(), staged, entry })
+}
+
+/// Every file's digest of an installed skill.
+fn digests(name: &str, dir: &Path) -> Result<BTreeMap<String, String>, InstallError> {
+    let files_error = |source| InstallError::Files { name: name.to_owned(), source };
+    let mut out = BTreeMap::new();
+    for file in files::collect(dir).map_err(files_error)? {
+        let bytes = files::read(&file.path).map_err(files_error)?;
+        out.insert(file.rel, files::digest(&bytes));
+    }
+    Ok(out)
+}
+
+fn hash_of(name: &str, dir: &Path) -> Result<String, InstallError> {
+    computed_hash(dir).map_err(|source| InstallError::Files { name: name.to_owned(), source })
+}
+
+/// The directory of a `SKILL.md` path (`""` for the root's).
+fn skill_dir_of(skill_path: &str) -> &str {
+    skill_path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// `path` below `base`, `/`-separated; `..` segments when it is beside it;
+/// `None` when they share no prefix or a segment is not UTF-8.
+fn relative(base: &Path, path: &Path) -> Option<String> {
+    let base: Vec<_> = base.components().collect();
+    let path: Vec<_> = path.components().collect();
+    let common = base.iter().zip(&path).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), base.len() - common).collect();
+    for part in &path[common..] {
+        parts.push(part.as_os_str().to_str()?.to_owned());
+    }
+    Some(parts.join("/"))
+}
