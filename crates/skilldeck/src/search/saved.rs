@@ -268,6 +268,7 @@ fn saved_skill(name: String, description: Option<String>) -> Skill {
         body: OnceLock::from(String::new()),
         record: None,
         confinement: None,
+        integrity: None,
     })
 }
 
