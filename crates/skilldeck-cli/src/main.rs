@@ -27,6 +27,7 @@ use skilldeck::{
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
+mod audit;
 mod http;
 mod list;
 mod log;
@@ -154,6 +155,8 @@ enum Command {
     },
     /// Check skills against the Agent Skills specification: skills-ref's checks and messages, then more.
     Validate(validate::ValidateArgs),
+    /// Audit skills for hidden text, injected instructions, dangerous commands, exfiltration and payloads.
+    Audit(audit::AuditArgs),
     /// Print a skill's properties (skills-ref read-properties) from the catalog.
     Show(validate::ShowArgs),
     /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
@@ -231,6 +234,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => {
             let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
             return validate::validate(&args, cli.sources.strict, symlinks);
+        }
+        Command::Audit(args) => {
+            let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
+            return audit::run(&args, &cli.sources.roots, symlinks);
         }
         Command::New(args) => return new::run(&args, &cli.sources.roots),
         Command::Completions(args) => return new::completions(&args),
@@ -376,6 +383,7 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
         | Command::Store { .. }
         | Command::Doctor { .. }
         | Command::Validate(_)
+        | Command::Audit(_)
         | Command::New(_)
         | Command::Completions(_)
         | Command::Serve(_)

@@ -126,7 +126,8 @@ fn matches(
             }
             let Some(rule) = pattern.role.rule() else { continue };
             let (start, line) = lines.line_of(at);
-            let lowered = markdown.and_then(|md| match pattern.fold {
+            // Nothing in a hidden comment reads as an example: the user never sees it.
+            let lowered = markdown.filter(|md| md.hidden_at(at).is_none()).and_then(|md| match pattern.fold {
                 Fold::Phrase if md.in_fence(at) || markdown::quoted(line, start, at) => {
                     Some("quoted or in a code block, it reads as an example")
                 }
