@@ -48,3 +48,6 @@ mod budget;
 
 // Search: ranking, exact names, abstention, agents, the bounded not-found text.
 mod search;
+
+// The audit on real skills: detectors, evasions, benign look-alikes, positions, the corpus.
+mod audit;

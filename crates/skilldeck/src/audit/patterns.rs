@@ -111,7 +111,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     // exec.destructive-delete
     cmd(
         "exec.destructive-delete",
-        r"(?m)\brm\s+(-{1,2}[\w-]+\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(-{1,2}[\w-]+\s+)*(~|/|\$HOME|\$\{HOME\})/?\*?(\s|$|[;&|)])",
+        r"(?m)\brm\s+(-{1,2}[\w-]+\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+(-{1,2}[\w-]+\s+)*(~|/|\$HOME|\$\{HOME\})/?\*?(\s|$|[;&|)`])",
     ),
     cmd("exec.destructive-delete", r"\brm\s[^\n]*--no-preserve-root\b"),
     cmd(
@@ -155,10 +155,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
         "persist.shell-rc",
         r"(>>?\s*|\btee\s+(-a\s+)?|\b(cp|mv|ln\s+-\w+)\s+\S+\s+)(~|\$HOME|\$\{HOME\})/\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|config/fish/config\.fish)\b",
     ),
-    cmd(
-        "persist.shell-rc",
-        r"\bopen\([^)\n]*\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)[^)\n]*,\s*a\+?\s*\)",
-    ),
+    cmd("persist.shell-rc", r"\bopen\([^\n]*\.(bashrc|bash_profile|profile|zshrc|zprofile|zshenv)\)?\s*,\s*a\+?\s*\)"),
     cmd("persist.shell-rc", r"\b(appendFileSync|appendFile)\([^\n]*\.(bashrc|zshrc|profile|bash_profile)\b"),
     cmd("persist.shell-rc", r"(?i)>>?\s*\$profile\b"),
     // persist.launch-agent

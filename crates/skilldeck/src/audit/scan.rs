@@ -135,6 +135,13 @@ fn matches(
                 _ => None,
             });
             let mut hit = Hit::new(known(rule), at, String::new(), excerpt(line, 120));
+            if pattern.fold == Fold::Phrase && negated(&view.text[..m.start()]) {
+                hit.severity = Severity::Low;
+                hit.lowered = Some("negated (never, not, no just before it)");
+                hit.detail = "negated (never, not, no just before it): low".into();
+                hits.push(hit);
+                continue;
+            }
             hit.lowered = lowered;
             if let Some(why) = lowered
                 && hit.severity > Severity::Medium
@@ -145,4 +152,21 @@ fn matches(
             hits.push(hit);
         }
     }
+}
+
+/// Whether a phrase is negated: `never`, `not`, `no` or a `n't` word at
+/// most three words before it in its clause (`never delete a branch without
+/// telling the user`), with no `to` between (`don't hesitate to ignore …`
+/// negates the hesitating, not the ignoring).
+fn negated(before: &str) -> bool {
+    let negator = |w: &str| matches!(w, "never" | "not" | "no") || w.ends_with("n't");
+    for word in before.trim_end().rsplit(' ').take(4) {
+        if negator(word) {
+            return true;
+        }
+        if word == "to" || word.ends_with(['.', ',', ';', ':', '!', '?']) {
+            return false;
+        }
+    }
+    false
 }
