@@ -9,8 +9,9 @@ use super::view::Lines;
 
 /// The parts of one Markdown text, as byte ranges.
 pub(super) struct Markdown {
-    /// The contents of fenced code blocks (from the line after the opening
-    /// fence to the closing fence, or the end of the file).
+    /// The contents of code blocks: fenced ones (from the line after the
+    /// opening fence to the closing fence, or the end of the file) and
+    /// indented ones (four spaces or a tab, after a blank line).
     fences: Vec<Range<usize>>,
     /// HTML comments (`<!--` to `-->`) and comment links (`[//]: # (...)`)
     /// outside code blocks.
@@ -23,6 +24,8 @@ impl Markdown {
         let mut open: Option<(char, usize, usize)> = None;
         let mut outside = Vec::new();
         let mut prose_start = 0;
+        let mut indented: Option<usize> = None;
+        let mut previous_blank = true;
         for (start, line) in lines.iter() {
             let trimmed = line.trim_start_matches(' ');
             let indent = line.len() - trimmed.len();
@@ -33,6 +36,20 @@ impl Markdown {
                     (n >= 3).then_some((c, n))
                 })
                 .flatten();
+            // An indented code block: four spaces (or a tab) after a blank line, and on.
+            let blank = line.trim().is_empty();
+            let code_indent = line.starts_with('\t') || indent >= 4;
+            if open.is_none() {
+                match indented {
+                    Some(from) if !blank && !code_indent => {
+                        fences.push(from..start);
+                        indented = None;
+                    }
+                    None if code_indent && !blank && previous_blank => indented = Some(start),
+                    _ => {}
+                }
+            }
+            previous_blank = blank;
             match (open, fence) {
                 (None, Some((c, n))) => {
                     outside.push(prose_start..start);
@@ -47,6 +64,9 @@ impl Markdown {
                 }
                 _ => {}
             }
+        }
+        if let Some(from) = indented {
+            fences.push(from..text.len());
         }
         match open {
             Some((_, _, from)) => fences.push(from.min(text.len())..text.len()),
@@ -105,5 +125,13 @@ pub(super) fn quoted(line: &str, start: usize, at: usize) -> bool {
     }
     let before = &line[..cut];
     let odd = |c: char| before.matches(c).count() % 2 == 1;
-    odd('"') || odd('`') || before.matches(['“', '«']).count() > before.matches(['”', '»']).count()
+    // A single quote between two letters is an apostrophe (`let's`), not a quote.
+    let chars: Vec<char> = before.chars().collect();
+    let singles = (0..chars.len())
+        .filter(|&i| chars[i] == '\'')
+        .filter(|&i| {
+            !(i > 0 && chars[i - 1].is_alphanumeric() && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric()))
+        })
+        .count();
+    odd('"') || odd('`') || singles % 2 == 1 || before.matches(['“', '«']).count() > before.matches(['”', '»']).count()
 }

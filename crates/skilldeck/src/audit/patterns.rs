@@ -144,7 +144,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     // persist.cron
     cmd("persist.cron", r"\|\s*crontab\b"),
-    cmd("persist.cron", r"(?m)\bcrontab\s+(-u\s+\S+\s+)?[^-\s|;&)]\S*"),
+    cmd("persist.cron", r"(?m)\bcrontab\s+(-u\s+\S+\s+)?[\w~$-]*[./][\w./$-]*(\s|$|[;&|)])"),
     cmd(
         "persist.cron",
         r"(>>?\s*|\b(tee|cp|mv|install|ln)\s[^\n]*?)(/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/crontab|/var/spool/cron)\b",
@@ -190,7 +190,10 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     cmd("secrets.read", r"\bopen\(\s*(\S*/)?\.env\s*[,)]"),
     // exfil.env-dump
-    cmd("exfil.env-dump", r"(?m)(^|[;&|(]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(\||>|$|[;&)`])"),
+    cmd(
+        "exfil.env-dump",
+        r"(?m)(^|[;&|(]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(\|\s*(curl|wget|nc|ncat|base64|xxd|tee|python[0-9.]*|node|perl|ruby)\b|>|$|[;&)`])",
+    ),
     cmd(
         "exfil.env-dump",
         r"\bjson\.dumps\(\s*(dict\()?os\.environ\s*\)|\bstr\(\s*os\.environ\s*\)|\bJSON\.stringify\(\s*process\.env\s*\)",
@@ -250,7 +253,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     phrase("inject.conceal-from-user", r"\bkeep\s(this|it|these)\s(secret|hidden)\sfrom\b"),
     phrase(
         "inject.conceal-from-user",
-        r"\bwithout\s(telling|informing|notifying|asking|alerting|warning)\s(the\s)?(user|human)\b",
+        r"\bwithout\s(telling|informing|notifying|alerting|warning)\s(the\s)?(user|human)\b",
     ),
     phrase(
         "inject.conceal-from-user",
@@ -277,7 +280,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     // Cues of a hidden comment (hidden.html-comment).
     cue(
-        r"\b(you\sare|you\smust|you\sshould|you\swill|you\sneed\sto|your\s(task|job|instructions|goal)|assistant|the\s(ai|model|agent|llm)|ai\sagent|claude|chatgpt|gpt-?\d|system\sprompt|ignore|disregard|override|secretly|silently|covertly|without\s(telling|asking|informing)|(do\snot|don't|never)\s(tell|mention|reveal|show|inform))\b",
+        r"\b(you\sare|you\smust|you\sshould|you\swill|you\sneed\sto|your\s(task|job|instructions|goal)|(assistant|claude|chatgpt|ai|model|agent|llm)\s?[:,]|dear\s(ai|assistant|model|agent)|system\sprompt|ignore\s(the|all|any|previous|prior|above|your)|disregard|secretly|silently|covertly|without\s(telling|informing)|(do\snot|don't|never)\s(tell|mention|reveal|show|inform))",
     ),
     cue(r"\binstructions?\s(for|to)\s(the\s)?(ai|model|assistant|agent)\b"),
 ];

@@ -155,12 +155,12 @@ fn matches(
 }
 
 /// Whether a phrase is negated: `never`, `not`, `no` or a `n't` word at
-/// most three words before it in its clause (`never delete a branch without
-/// telling the user`), with no `to` between (`don't hesitate to ignore …`
+/// most eight words before it in its clause (`never rewrite or drop commits
+/// without telling the user`), with no `to` between (`don't hesitate to ignore …`
 /// negates the hesitating, not the ignoring).
 fn negated(before: &str) -> bool {
     let negator = |w: &str| matches!(w, "never" | "not" | "no") || w.ends_with("n't");
-    for word in before.trim_end().rsplit(' ').take(4) {
+    for word in before.trim_end().rsplit(' ').take(9) {
         if negator(word) {
             return true;
         }
