@@ -103,6 +103,9 @@ enum Command {
         /// List the skills that lost their name to another, with the winner, instead.
         #[arg(long)]
         shadowed: bool,
+        /// Audit each skill as it is served: a RISK column (its worst finding), or an audit object in JSON.
+        #[arg(long, conflicts_with = "shadowed")]
+        audit: bool,
     },
     /// Print exactly what the skill tool (with an agent: load_skill) returns for NAME.
     Load {
@@ -341,10 +344,14 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
     let shared = AgentProfile::default();
     let view = catalog.view(profile.unwrap_or(&shared));
     match command {
-        Command::List { json: true, shadowed: true } => print_json(&shadowed_json(catalog))?,
-        Command::List { json: false, shadowed: true } => print(&shadowed_table(catalog))?,
-        Command::List { json: true, shadowed: false } => print_json(&list_json(catalog, profile.map(|_| &view)))?,
-        Command::List { json: false, shadowed: false } => print(&list_table(catalog, profile.map(|_| &view)))?,
+        Command::List { json: true, shadowed: true, .. } => print_json(&shadowed_json(catalog))?,
+        Command::List { json: false, shadowed: true, .. } => print(&shadowed_table(catalog))?,
+        Command::List { json: true, shadowed: false, audit } => {
+            print_json(&list_json(catalog, profile.map(|_| &view), audit)?)?
+        }
+        Command::List { json: false, shadowed: false, audit } => {
+            print(&list_table(catalog, profile.map(|_| &view), audit)?)?
+        }
         Command::Load { name, at } => {
             let result = match (profile, name, at) {
                 (_, _, Some(location)) => SkillTool::new(catalog).load_at(&location, catalog.sample_limit()),
