@@ -1,8 +1,30 @@
 //! `skilldeck list`: the catalog (or one agent's view of it) and the
-//! shadowing report, as a table or as JSON.
+//! shadowing report, as a table or as JSON; with `--audit`, each skill's
+//! audit as it is served (`skilldeck::audit::Auditor::audit_skill`).
 
 use serde_json::{Value, json};
+use skilldeck::audit::{Auditor, Report};
 use skilldeck::{AgentView, Catalog, Source, escape_control};
+
+/// The audit of each of `skills`, in order, when `audit` is asked for.
+fn audits(skills: &[&skilldeck::Skill], audit: bool) -> anyhow::Result<Option<Vec<Report>>> {
+    Ok(if audit { Some(Auditor::new().audit_skills(skills)?) } else { None })
+}
+
+/// A skill's audit in `list --json --audit`: its worst severity and its findings.
+fn audit_json(report: &Report) -> Value {
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| {
+            json!({
+                "rule": f.rule.id, "severity": f.severity.as_str(), "path": report.dir.join(&f.path).to_string_lossy(),
+                "line": f.line, "column": f.column, "message": f.message,
+            })
+        })
+        .collect();
+    json!({"max_severity": report.max_severity().map(|s| s.as_str()), "findings": findings})
+}
 
 /// How the view's agent gets each skill: `eager`, `lazy` or `not-allowed`,
 /// as the profile decides it (`AgentProfile::mode`).
@@ -10,21 +32,26 @@ fn modes<'v>(view: &'v AgentView<'_>) -> impl Fn(&str) -> &'static str + 'v {
     move |name| view.profile().mode(name).as_str()
 }
 
-pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Value {
+pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>, audit: bool) -> anyhow::Result<Value> {
     let skills: Vec<&skilldeck::Skill> = match view {
         Some(view) => view.all().to_vec(),
         None => catalog.skills().collect(),
     };
     let mode = view.map(modes);
+    let audits = audits(&skills, audit)?;
     let skills: Vec<Value> = skills
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let mut entry = json!({
                 "name": s.name(), "description": s.description(),
                 "location": s.location(), "origin": s.origin().kind(),
             });
             if let Some(mode) = &mode {
                 entry["mode"] = json!(mode(s.name()));
+            }
+            if let Some(report) = audits.as_ref().and_then(|a| a.get(i)) {
+                entry["audit"] = audit_json(report);
             }
             entry
         })
@@ -45,10 +72,10 @@ pub(crate) fn list_json(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Valu
         })
         .collect();
     let warnings: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
-    json!({
+    Ok(json!({
         "skills": skills, "skipped": skipped,
         "filter_unmatched": catalog.filter_unmatched(), "warnings": warnings,
-    })
+    }))
 }
 
 /// The first line of a description, `-` without one: what a table shows.
@@ -59,7 +86,8 @@ fn first_line(skill: &skilldeck::Skill) -> &str {
 /// The table of `list`. Its cells are a skill's own text: control characters
 /// (an escape sequence, a line break) are shown escaped, never sent to the
 /// terminal.
-pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> String {
+/// With `audit`, a RISK column: each skill's worst finding, `-` for none.
+pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>, audit: bool) -> anyhow::Result<String> {
     let skills: Vec<&skilldeck::Skill> = match view {
         Some(view) => view.all().to_vec(),
         None => catalog.skills().collect(),
@@ -80,17 +108,19 @@ pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Str
         out.push('\n');
     };
     let mode = view.map(modes);
-    match mode {
-        Some(_) => row(&[("NAME", width), ("ORIGIN", 7), ("MODE", 11)], "DESCRIPTION"),
-        None => row(&[("NAME", width), ("ORIGIN", 7)], "DESCRIPTION"),
-    }
-    for (skill, name) in skills.iter().zip(&names) {
-        let (name, origin) = ((name.as_ref(), width), (skill.origin().kind(), 7));
-        let description = escape_control(first_line(skill));
-        match &mode {
-            Some(mode) => row(&[name, origin, (mode(skill.name()), 11)], &description),
-            None => row(&[name, origin], &description),
+    let audits = audits(&skills, audit)?;
+    let mut header = vec![("NAME", width), ("ORIGIN", 7)];
+    header.extend(mode.as_ref().map(|_| ("MODE", 11)));
+    header.extend(audits.as_ref().map(|_| ("RISK", 8)));
+    row(&header, "DESCRIPTION");
+    for (i, (skill, name)) in skills.iter().zip(&names).enumerate() {
+        let mut cells = vec![(name.as_ref(), width), (skill.origin().kind(), 7)];
+        cells.extend(mode.as_ref().map(|mode| (mode(skill.name()), 11)));
+        if let Some(audits) = &audits {
+            let risk = audits.get(i).and_then(Report::max_severity).map_or("-", |s| s.as_str());
+            cells.push((risk, 8));
         }
+        row(&cells, &escape_control(first_line(skill)));
     }
     if !catalog.skips().is_empty() {
         out.push_str("\nskipped:\n");
@@ -106,7 +136,7 @@ pub(crate) fn list_table(catalog: &Catalog, view: Option<&AgentView<'_>>) -> Str
         let names = escape_control(&catalog.filter_unmatched().join(", ")).into_owned();
         out.push_str(&format!("\nfilter matched no skill: {names}\n"));
     }
-    out
+    Ok(out)
 }
 
 /// `{location, source, root?}` of one side of a shadowing.

@@ -27,6 +27,7 @@ use skilldeck::{
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod agents;
+mod audit;
 mod http;
 mod install;
 mod list;
@@ -108,6 +109,9 @@ enum Command {
         /// List the skills that lost their name to another, with the winner, instead.
         #[arg(long)]
         shadowed: bool,
+        /// Audit each skill as it is served: a RISK column (its worst finding), or an audit object in JSON.
+        #[arg(long, conflicts_with = "shadowed")]
+        audit: bool,
     },
     /// Print exactly what the skill tool (with an agent: load_skill) returns for NAME.
     Load {
@@ -160,6 +164,8 @@ enum Command {
     },
     /// Check skills against the Agent Skills specification: skills-ref's checks and messages, then more.
     Validate(validate::ValidateArgs),
+    /// Audit skills for hidden text, injected instructions, dangerous commands, exfiltration and payloads.
+    Audit(audit::AuditArgs),
     /// Print a skill's properties (skills-ref read-properties) from the catalog.
     Show(validate::ShowArgs),
     /// Serve the catalog over MCP: stdio, or Streamable HTTP with --http.
@@ -248,6 +254,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => {
             let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
             return validate::validate(&args, cli.sources.strict, symlinks);
+        }
+        Command::Audit(args) => {
+            let symlinks = if cli.sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow };
+            return audit::run(&args, &cli.sources.roots, symlinks);
         }
         Command::New(args) => return new::run(&args, &cli.sources.roots),
         Command::Completions(args) => return new::completions(&args),
@@ -356,10 +366,14 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
     let shared = AgentProfile::default();
     let view = catalog.view(profile.unwrap_or(&shared));
     match command {
-        Command::List { json: true, shadowed: true } => print_json(&shadowed_json(catalog))?,
-        Command::List { json: false, shadowed: true } => print(&shadowed_table(catalog))?,
-        Command::List { json: true, shadowed: false } => print_json(&list_json(catalog, profile.map(|_| &view)))?,
-        Command::List { json: false, shadowed: false } => print(&list_table(catalog, profile.map(|_| &view)))?,
+        Command::List { json: true, shadowed: true, .. } => print_json(&shadowed_json(catalog))?,
+        Command::List { json: false, shadowed: true, .. } => print(&shadowed_table(catalog))?,
+        Command::List { json: true, shadowed: false, audit } => {
+            print_json(&list_json(catalog, profile.map(|_| &view), audit)?)?
+        }
+        Command::List { json: false, shadowed: false, audit } => {
+            print(&list_table(catalog, profile.map(|_| &view), audit)?)?
+        }
         Command::Load { name, at } => {
             let result = match (profile, name, at) {
                 (_, _, Some(location)) => SkillTool::new(catalog).load_at(&location, catalog.sample_limit()),
@@ -398,6 +412,7 @@ fn run_catalog(command: Command, catalog: &Catalog, profile: Option<&AgentProfil
         | Command::Store { .. }
         | Command::Doctor { .. }
         | Command::Validate(_)
+        | Command::Audit(_)
         | Command::New(_)
         | Command::Completions(_)
         | Command::Serve(_)

@@ -37,6 +37,9 @@ mod output;
 // Blank and short tokens refused by serve --http and studio.
 mod tokens;
 
+// audit: lines, JSON, SARIF, --fail-on, --allow, roots.
+mod audit;
+
 fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills").canonicalize().expect("examples/skills")
 }

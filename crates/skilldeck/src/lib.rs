@@ -38,6 +38,7 @@
 //! prints, speaks a wire protocol, or knows a database.
 
 mod agent;
+pub mod audit;
 pub mod authoring;
 mod catalog;
 pub mod doctor;

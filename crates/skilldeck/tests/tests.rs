@@ -51,3 +51,6 @@ mod search;
 
 // Installed skills held against their project's skills-lock.json at load time.
 mod installed;
+
+// The audit on real skills: detectors, evasions, benign look-alikes, positions, the corpus.
+mod audit;

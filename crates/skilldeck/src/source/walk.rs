@@ -23,3 +23,9 @@ pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
 pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
     SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
 }
+
+/// A walker below a skill's directory for its audit: every file, only
+/// `.git` not entered (a script can load what `node_modules` holds).
+pub(crate) fn audit_walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
+    Walker::new(dir).skip_dir(SKIPPED_DIRS[0]).symlinks(symlinks).limits(limits)
+}

@@ -1,0 +1,172 @@
+//! One file of a skill, scanned: sniffed, read as text, and run past every
+//! detector; its hits placed at file lines and columns.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::allow::{self, Marker};
+use super::markdown::{self, Markdown};
+use super::patterns::{Compiled, PATTERNS, Role, Set};
+use super::payload::{self, Sniffed};
+use super::rules::{Severity, known};
+use super::view::{Fold, Lines, View, excerpt};
+use super::{Finding, Hit, unicode};
+
+/// How a file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Markdown: commands count in code blocks; quoted phrases are examples.
+    Markdown,
+    /// A script: every command counts; minified lines are findings.
+    Script,
+    /// Any other text: every command counts.
+    Text,
+}
+
+const SCRIPT_EXTENSIONS: [&str; 19] = [
+    "sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "ps1", "psm1", "bat",
+    "cmd", "lua",
+];
+
+fn kind(rel: &Path, text: &str) -> Kind {
+    let ext = rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    if matches!(ext.as_str(), "md" | "markdown" | "mdx") {
+        Kind::Markdown
+    } else if SCRIPT_EXTENSIONS.contains(&ext.as_str()) || text.starts_with("#!") {
+        Kind::Script
+    } else {
+        Kind::Text
+    }
+}
+
+/// What one file gave.
+#[derive(Default)]
+pub(super) struct Scanned {
+    pub(super) findings: Vec<Finding>,
+    /// Where the file sends data out: (line, column).
+    pub(super) channels: Vec<(u64, u64)>,
+    /// Its allow markers, with their positions.
+    pub(super) markers: Vec<(Marker, (u64, u64))>,
+}
+
+/// Scans the file `rel` (relative to its skill) holding `bytes`.
+pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanned {
+    let mut hits = Vec::new();
+    let mut scanned = Scanned::default();
+    let sniffed = payload::sniff(bytes);
+    match sniffed {
+        Sniffed::Text => {}
+        Sniffed::Binary => return scanned,
+        Sniffed::Executable(_) | Sniffed::Archive(_) => {
+            payload::bundled(sniffed, &mut hits);
+            scanned.findings = hits.into_iter().map(|hit| hit.at(rel, (1, 1))).collect();
+            return scanned;
+        }
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let lines = Lines::new(&text);
+    let kind = kind(rel, &text);
+    unicode::scan(&text, &mut hits);
+    payload::blobs(&text, &mut hits);
+    if kind == Kind::Script {
+        payload::minified(&lines, &mut hits);
+    }
+    let markdown = (kind == Kind::Markdown).then(|| Markdown::new(&text, &lines));
+    let mut channels = Vec::new();
+    for (set, fold) in [(&compiled.phrase, Fold::Phrase), (&compiled.command, Fold::Command)] {
+        let view = View::new(&text, fold);
+        matches(set, &view, &lines, markdown.as_ref(), &mut hits, &mut channels);
+    }
+    scanned.channels = channels.into_iter().map(|at| lines.position(at)).collect();
+    scanned.markers =
+        allow::markers(&text, &lines).into_iter().map(|m| (m.offset, m)).map(|(o, m)| (m, lines.position(o))).collect();
+    let mut seen = HashSet::new();
+    for hit in hits {
+        let position = lines.position(hit.offset);
+        if seen.insert((hit.rule.id, position.0)) {
+            scanned.findings.push(hit.at(rel, position));
+        }
+    }
+    scanned.findings.sort_by_key(|f| (f.line, f.column));
+    scanned
+}
+
+/// The hits and channels of one view's patterns.
+fn matches(
+    set: &Set,
+    view: &View,
+    lines: &Lines<'_>,
+    markdown: Option<&Markdown>,
+    hits: &mut Vec<Hit>,
+    channels: &mut Vec<usize>,
+) {
+    let mut comments = HashSet::new();
+    for index in set.set.matches(&view.text).iter() {
+        let (pattern, regex) = &set.each[index];
+        let pattern = &PATTERNS[*pattern];
+        for m in regex.find_iter(&view.text) {
+            let at = view.origin(m.start());
+            if pattern.role == Role::Cue {
+                if let Some(comment) = markdown.and_then(|md| md.hidden_at(at))
+                    && comments.insert(comment.start)
+                {
+                    let text = lines.line_of(comment.start).1;
+                    let hit = Hit::new(
+                        known("hidden.html-comment"),
+                        comment.start,
+                        "it addresses the model".into(),
+                        excerpt(text, 120),
+                    );
+                    hits.push(hit);
+                }
+                continue;
+            }
+            if pattern.role.is_channel() {
+                channels.push(at);
+            }
+            let Some(rule) = pattern.role.rule() else { continue };
+            let (start, line) = lines.line_of(at);
+            // Nothing in a hidden comment reads as an example: the user never sees it.
+            let lowered = markdown.filter(|md| md.hidden_at(at).is_none()).and_then(|md| match pattern.fold {
+                Fold::Phrase if md.in_fence(at) || markdown::quoted(line, start, at) => {
+                    Some("quoted or in a code block, it reads as an example")
+                }
+                Fold::Command if !md.in_fence(at) => Some("in Markdown prose, not in a code block"),
+                _ => None,
+            });
+            let mut hit = Hit::new(known(rule), at, String::new(), excerpt(line, 120));
+            if pattern.fold == Fold::Phrase && negated(&view.text[..m.start()]) {
+                hit.severity = Severity::Low;
+                hit.lowered = Some("negated (never, not, no just before it)");
+                hit.detail = "negated (never, not, no just before it): low".into();
+                hits.push(hit);
+                continue;
+            }
+            hit.lowered = lowered;
+            if let Some(why) = lowered
+                && hit.severity > Severity::Medium
+            {
+                hit.severity = Severity::Medium;
+                hit.detail = format!("{why}: medium");
+            }
+            hits.push(hit);
+        }
+    }
+}
+
+/// Whether a phrase is negated: `never`, `not`, `no` or a `n't` word at
+/// most eight words before it in its clause (`never rewrite or drop commits
+/// without telling the user`), with no `to` between (`don't hesitate to ignore …`
+/// negates the hesitating, not the ignoring).
+fn negated(before: &str) -> bool {
+    let negator = |w: &str| matches!(w, "never" | "not" | "no") || w.ends_with("n't");
+    for word in before.trim_end().rsplit(' ').take(9) {
+        if negator(word) {
+            return true;
+        }
+        if word == "to" || word.ends_with(['.', ',', ';', ':', '!', '?']) {
+            return false;
+        }
+    }
+    false
+}

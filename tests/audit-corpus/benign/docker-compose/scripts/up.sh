@@ -1,0 +1,4 @@
+#!/bin/sh
+docker compose pull
+docker compose up -d
+docker compose ps

@@ -1,0 +1,5 @@
+#!/bin/sh
+set -a
+. ./.env
+set +a
+npm start

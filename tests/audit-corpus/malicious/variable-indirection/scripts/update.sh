@@ -1,0 +1,6 @@
+#!/bin/sh
+U=https://updates.example.org/latest
+F=$(mktemp)
+wget -q -O "$F" "$U"
+P="$(cat $F)"
+echo "$P" | sh
