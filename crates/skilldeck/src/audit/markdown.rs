@@ -96,6 +96,14 @@ fn hidden_in(text: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
     let mut from = 0;
     while let Some(open) = prose[from..].find("<!--") {
         let start = from + open;
+        // `<!-- ... -->` in inline code or quotes is shown, not hidden (a
+        // skill that documents the trick).
+        let line_start = prose[..start].rfind('\n').map_or(0, |n| n + 1);
+        let line_end = prose[start..].find('\n').map_or(prose.len(), |n| start + n);
+        if quoted(&prose[line_start..line_end], line_start, start) {
+            from = start + 4;
+            continue;
+        }
         let end = prose[start + 4..].find("-->").map_or(prose.len(), |e| start + 4 + e + 3);
         out.push(range.start + start..range.start + end);
         from = end;

@@ -1,11 +1,15 @@
 //! The audit's text patterns as data: each names the rule it finds (or
 //! marks a way to send data out, or a cue that a hidden comment speaks to
 //! the model) and the view it is matched on. They are compiled once into one
-//! `RegexSet` per view, and a file's view is scanned once per set.
+//! set per view, and a file's view is scanned once per set; only the patterns
+//! the set found are run again, alone, to find where.
 
 use std::sync::LazyLock;
 
-use regex::{Regex, RegexSet};
+use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta;
+use regex_automata::util::syntax;
+use regex_automata::{Input, PatternSet};
 
 use super::view::Fold;
 
@@ -91,7 +95,12 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     cmd("exec.pipe-to-shell", r"(?i)\biex\s*\(\s*\(?\s*(new-object\s+net\.webclient\)?\.downloadstring|iwr|irm)\b"),
     cmd("exec.pipe-to-shell", r"\bexec\(\s*(urllib\.request\.)?(urlopen|requests\.get)\("),
-    cmd("exec.pipe-to-shell", concat!(r"(?m)\$\{?[A-Za-z_]\w*\}?\s*", to_shell!())),
+    // A variable piped to a shell that reads its commands from it (`| sh`, `| bash -s`), not to a
+    // shell given a script to run (`echo "$X" | bash scan.sh --stdin`).
+    cmd(
+        "exec.pipe-to-shell",
+        concat!(r"(?m)\$\{?[A-Za-z_]\w*\}?\s*", to_shell!(), r"(\s+-s\b|\s+-(\s|$)|\s*($|[;&|)#]))"),
+    ),
     // exec.decode-and-run
     cmd(
         "exec.decode-and-run",
@@ -173,7 +182,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     cmd("secrets.read", r"(?m)(~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|expanduser\(~)/\.ssh/?(\s|$|[;|&)\],])"),
     cmd(
         "secrets.read",
-        r"\.aws/credentials\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b|\.config/gh/hosts\.yml\b|\.pypirc\b|/proc/self/environ\b",
+        r"\.aws/credentials\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b|\.config/gh/hosts\.yml\b|\.pypirc\b|(^|[\s<(])/proc/self/environ\b",
     ),
     cmd("secrets.read", r"(?m)(~|\$HOME|\$\{HOME\})/\.(netrc|gnupg)\b"),
     cmd(
@@ -192,7 +201,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     // exfil.env-dump
     cmd(
         "exfil.env-dump",
-        r"(?m)(^|[;&|(]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(\|\s*(curl|wget|nc|ncat|base64|xxd|tee|python[0-9.]*|node|perl|ruby)\b|>|$|[;&)`])",
+        r"(?m)(^|[;&|]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(\|\s*(curl|wget|nc|ncat|base64|xxd|tee|python[0-9.]*|node|perl|ruby)\b|>|$|[;&)`])",
     ),
     cmd(
         "exfil.env-dump",
@@ -294,25 +303,61 @@ pub(super) struct Compiled {
 
 /// The patterns of one view.
 pub(super) struct Set {
-    pub(super) set: RegexSet,
+    set: meta::Regex,
     /// The index into [`PATTERNS`] and the compiled pattern, in set order.
     pub(super) each: Vec<(usize, Regex)>,
 }
 
 impl Set {
-    fn compile(fold: Fold) -> Result<Set, regex::Error> {
+    /// The patterns of `fold`, compiled over bytes with Unicode off: `\b`,
+    /// `\w`, `\s` and `(?i)` are ASCII's, and `[^\n]` any byte.
+    ///
+    /// Unicode classes and boundaries made the set's lazy DFA give up on the
+    /// first non-ASCII byte of a text (falling back to its slowest engine)
+    /// or rebuild its states without end: on a public registry's skills
+    /// (emoji, CJK, typographic quotes) that was nine tenths of the audit's
+    /// time. Every pattern is ASCII and matches ASCII words, and the views
+    /// have whitespace collapsed and (for phrases) look-alike letters folded
+    /// to ASCII already, so ASCII semantics find what the patterns mean.
+    /// The set has no prefilter: its literals (`curl`, `you must`, `.ssh`, …)
+    /// are so many and so common that looking for them first was slower than
+    /// the DFA's one pass over the text.
+    fn compile(fold: Fold) -> Result<Set, String> {
         let chosen: Vec<usize> = (0..PATTERNS.len()).filter(|&i| PATTERNS[i].fold == fold).collect();
-        let set = RegexSet::new(chosen.iter().map(|&i| PATTERNS[i].regex))?;
-        let each = chosen.into_iter().map(|i| Ok((i, Regex::new(PATTERNS[i].regex)?))).collect::<Result<_, _>>()?;
+        let regexes: Vec<&str> = chosen.iter().map(|&i| PATTERNS[i].regex).collect();
+        let set = meta::Builder::new()
+            .configure(
+                meta::Config::new()
+                    .match_kind(regex_automata::MatchKind::All)
+                    .auto_prefilter(false)
+                    .hybrid_cache_capacity(DFA_SIZE_LIMIT),
+            )
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .build_many(&regexes)
+            .map_err(|error| error.to_string())?;
+        let each = chosen
+            .into_iter()
+            .map(|i| Ok((i, RegexBuilder::new(PATTERNS[i].regex).unicode(false).build()?)))
+            .collect::<Result<_, regex::Error>>()
+            .map_err(|error| error.to_string())?;
         Ok(Set { set, each })
     }
+
+    /// The indices (into [`Set::each`]) of the patterns that match `text`
+    /// somewhere, in order.
+    pub(super) fn matching(&self, text: &[u8]) -> Vec<usize> {
+        let mut found = PatternSet::new(self.set.pattern_len());
+        self.set.which_overlapping_matches(&Input::new(text), &mut found);
+        found.iter().map(|id| id.as_usize()).collect()
+    }
 }
+
+/// The lazy DFA's cache for a set, per thread: room for the states a
+/// large set visits on varied text, so that they are not rebuilt.
+const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 /// The compiled table, or the compiler's complaint (a bug in the table that
 /// a unit test catches first).
 pub(super) static COMPILED: LazyLock<Result<Compiled, String>> = LazyLock::new(|| {
-    let compile = || {
-        Ok::<_, regex::Error>(Compiled { phrase: Set::compile(Fold::Phrase)?, command: Set::compile(Fold::Command)? })
-    };
-    compile().map_err(|error| error.to_string())
+    Ok(Compiled { phrase: Set::compile(Fold::Phrase)?, command: Set::compile(Fold::Command)? })
 });

@@ -101,10 +101,10 @@ fn matches(
     channels: &mut Vec<usize>,
 ) {
     let mut comments = HashSet::new();
-    for index in set.set.matches(&view.text).iter() {
+    for index in set.matching(view.text.as_bytes()) {
         let (pattern, regex) = &set.each[index];
         let pattern = &PATTERNS[*pattern];
-        for m in regex.find_iter(&view.text) {
+        for m in regex.find_iter(view.text.as_bytes()) {
             let at = view.origin(m.start());
             if pattern.role == Role::Cue {
                 if let Some(comment) = markdown.and_then(|md| md.hidden_at(at))
@@ -135,7 +135,7 @@ fn matches(
                 _ => None,
             });
             let mut hit = Hit::new(known(rule), at, String::new(), excerpt(line, 120));
-            if pattern.fold == Fold::Phrase && negated(&view.text[..m.start()]) {
+            if pattern.fold == Fold::Phrase && negated(view.text.get(..m.start()).unwrap_or("")) {
                 hit.severity = Severity::Low;
                 hit.lowered = Some("negated (never, not, no just before it)");
                 hit.detail = "negated (never, not, no just before it): low".into();

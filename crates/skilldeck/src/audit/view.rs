@@ -42,48 +42,86 @@ pub(super) struct View {
 impl View {
     pub(super) fn new(text: &str, fold: Fold) -> View {
         let mut view = View { text: String::with_capacity(text.len()), origin: Vec::with_capacity(text.len()) };
-        let mut chars = text.char_indices().peekable();
-        while let Some((at, c)) = chars.next() {
-            if is_invisible(c) {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        // ASCII bytes (most of any skill) are handled here, one at a time;
+        // other characters are decoded and go through `other`.
+        while let Some(&b) = bytes.get(at) {
+            let run = plain_run(bytes, at, fold);
+            if run > 0 {
+                view.extend_plain(at, text.get(at..at + run).unwrap_or(""), fold);
+                at += run;
                 continue;
             }
-            if fold == Fold::Command && c == '\\' {
-                match chars.peek() {
-                    Some((_, '\n')) => {
-                        chars.next();
-                        view.space(at, ' ');
-                    }
-                    Some(&(next_at, next)) if next != '\\' => {
-                        chars.next();
-                        view.push(next_at, next);
-                    }
-                    _ => view.push(at, c),
-                }
+            if !b.is_ascii() {
+                let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else { break };
+                view.other(at, c, fold);
+                at += c.len_utf8();
                 continue;
             }
-            if c.is_whitespace() {
-                let space = if fold == Fold::Command && c == '\n' { '\n' } else { ' ' };
-                view.space(at, space);
-                continue;
-            }
-            match fold {
-                Fold::Command if matches!(c, '"' | '\'') => {}
-                Fold::Command => view.push(at, c),
-                Fold::Phrase if matches!(c, '*' | '_') => {}
-                Fold::Phrase if c.is_ascii() => view.push(at, c.to_ascii_lowercase()),
-                Fold::Phrase => match look_alike(c) {
-                    Some(ascii) => view.push(at, ascii),
-                    None => {
-                        for d in std::iter::once(c).nfkc() {
-                            for l in d.to_lowercase() {
-                                view.push(at, l);
-                            }
+            match (fold, b) {
+                (Fold::Command, b'\\') => {
+                    match text.get(at + 1..).and_then(|rest| rest.chars().next()) {
+                        Some('\n') => {
+                            view.space(at, ' ');
+                            at += 1;
                         }
+                        Some(next) if next != '\\' => {
+                            view.push(at + 1, next);
+                            at += next.len_utf8();
+                        }
+                        _ => view.push_ascii(at, b),
                     }
-                },
+                }
+                (_, b' ' | b'\t' | 0x0b | 0x0c | b'\r') => view.space(at, ' '),
+                (Fold::Command, b'\n') => view.space(at, '\n'),
+                (Fold::Phrase, b'\n') => view.space(at, ' '),
+                (Fold::Command, b'"' | b'\'') | (Fold::Phrase, b'*' | b'_') => {}
+                (Fold::Command, _) => view.push_ascii(at, b),
+                (Fold::Phrase, _) => view.push_ascii(at, b.to_ascii_lowercase()),
             }
+            at += 1;
         }
         view
+    }
+
+    /// A character outside ASCII at byte `at`.
+    fn other(&mut self, at: usize, c: char, fold: Fold) {
+        if is_invisible(c) {
+            return;
+        }
+        if c.is_whitespace() {
+            return self.space(at, ' ');
+        }
+        match fold {
+            Fold::Command => self.push(at, c),
+            Fold::Phrase => match look_alike(c) {
+                Some(ascii) => self.push(at, ascii),
+                None => {
+                    for d in std::iter::once(c).nfkc() {
+                        for l in d.to_lowercase() {
+                            self.push(at, l);
+                        }
+                    }
+                }
+            },
+        }
+    }
+
+    /// `run`, plain ASCII found at byte `at` (see [`plain_run`]), as is
+    /// (lowercased for phrases).
+    fn extend_plain(&mut self, at: usize, run: &str, fold: Fold) {
+        let start = self.text.len();
+        self.text.push_str(run);
+        if fold == Fold::Phrase {
+            self.text[start..].make_ascii_lowercase();
+        }
+        self.origin.extend((at..at + run.len()).map(|o| u32::try_from(o).unwrap_or(u32::MAX)));
+    }
+
+    fn push_ascii(&mut self, at: usize, b: u8) {
+        self.text.push(char::from(b));
+        self.origin.push(u32::try_from(at).unwrap_or(u32::MAX));
     }
 
     fn push(&mut self, at: usize, c: char) {
@@ -111,6 +149,26 @@ impl View {
     pub(super) fn origin(&self, at: usize) -> usize {
         self.origin.get(at).or(self.origin.last()).map_or(0, |&o| o as usize)
     }
+}
+
+/// How many bytes from `from` on a view copies as they are (phrases
+/// lowercased): printable ASCII that `fold` does not drop or escape, and
+/// single spaces after such a byte. Everything else goes one character at a
+/// time; this is the fast way through the bulk of a text.
+fn plain_run(bytes: &[u8], from: usize, fold: Fold) -> usize {
+    let plain = |b: u8| match fold {
+        Fold::Command => b.is_ascii_graphic() && !matches!(b, b'\\' | b'"' | b'\''),
+        Fold::Phrase => b.is_ascii_graphic() && !matches!(b, b'*' | b'_'),
+    };
+    let mut end = from;
+    while let Some(&b) = bytes.get(end) {
+        let taken = plain(b) || (b == b' ' && end > from && plain(bytes[end - 1]));
+        if !taken {
+            break;
+        }
+        end += 1;
+    }
+    end - from
 }
 
 /// The ASCII letter a Cyrillic or Greek look-alike stands for in a phrase
