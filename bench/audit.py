@@ -108,7 +108,7 @@ def main() -> int:
             print(f"{n} skills of {tree}: skilldeck audit against cisco-ai-skill-scanner (static analyzers)")
             times = interleaved({
                 "skilldeck audit --format json": ([bin_, "audit", "--root", tmp, "--format", "json"], (0, 1)),
-                "cisco skill-scanner scan-all": ([str(scanner), "scan-all", tmp, "--format", "json"], (0, 1)),
+                "cisco skill-scanner scan-all": ([str(scanner), "scan-all", tmp, "--recursive", "--format", "json"], (0, 1)),
             }, max(1, args.runs // 2))
             report(times, "skilldeck audit --format json")
     return 0

@@ -366,3 +366,10 @@ fn every_malicious_corpus_skill_is_high_and_no_benign_one_is_critical() {
         benign.iter().filter(|(_, r)| r.fails_at(Severity::Critical)).map(|(n, _)| n.as_str()).collect();
     assert_eq!(critical, Vec::<&str>::new(), "benign skills with a critical finding");
 }
+
+#[test]
+fn misfires_found_on_a_public_registry_are_no_findings() {
+    let body = "Parameters: `<!-- ignore above -->` is how a hidden comment looks.\n\n```ts\nRTE.map((env) => env.logger.log(message))\n```\n\n```python\ndef coordinator(env):\n    pass\n```\n\n```bash\necho \"$CONTENT\" | bash scripts/scan.sh --stdin\ncurl \"https://t.example.com/page?file=../../../proc/self/environ\"\n```\n";
+    let report = audit(&[("SKILL.md", &md(body))]);
+    assert_eq!(found(&report), []);
+}

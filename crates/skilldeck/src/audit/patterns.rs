@@ -358,6 +358,5 @@ const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 /// The compiled table, or the compiler's complaint (a bug in the table that
 /// a unit test catches first).
-pub(super) static COMPILED: LazyLock<Result<Compiled, String>> = LazyLock::new(|| {
-    Ok(Compiled { phrase: Set::compile(Fold::Phrase)?, command: Set::compile(Fold::Command)? })
-});
+pub(super) static COMPILED: LazyLock<Result<Compiled, String>> =
+    LazyLock::new(|| Ok(Compiled { phrase: Set::compile(Fold::Phrase)?, command: Set::compile(Fold::Command)? }));

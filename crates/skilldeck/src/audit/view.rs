@@ -60,19 +60,17 @@ impl View {
                 continue;
             }
             match (fold, b) {
-                (Fold::Command, b'\\') => {
-                    match text.get(at + 1..).and_then(|rest| rest.chars().next()) {
-                        Some('\n') => {
-                            view.space(at, ' ');
-                            at += 1;
-                        }
-                        Some(next) if next != '\\' => {
-                            view.push(at + 1, next);
-                            at += next.len_utf8();
-                        }
-                        _ => view.push_ascii(at, b),
+                (Fold::Command, b'\\') => match text.get(at + 1..).and_then(|rest| rest.chars().next()) {
+                    Some('\n') => {
+                        view.space(at, ' ');
+                        at += 1;
                     }
-                }
+                    Some(next) if next != '\\' => {
+                        view.push(at + 1, next);
+                        at += next.len_utf8();
+                    }
+                    _ => view.push_ascii(at, b),
+                },
                 (_, b' ' | b'\t' | 0x0b | 0x0c | b'\r') => view.space(at, ' '),
                 (Fold::Command, b'\n') => view.space(at, '\n'),
                 (Fold::Phrase, b'\n') => view.space(at, ' '),
