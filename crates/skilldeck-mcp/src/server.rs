@@ -110,9 +110,10 @@ pub struct Options {
     /// Whether the client's `roots` choose the project (a server started
     /// with no root, serving one client).
     pub client_roots: ClientRoots,
-    /// Where the last run's level 1 is kept: `initialize` answers with it
-    /// while the catalog is still being read, and the first publication
-    /// writes it again ([`StartCache`]).
+    /// Where the last run's level 1 and search index are kept: `initialize`
+    /// answers with the level 1 and `find_skills` from the index while the
+    /// catalog is still being read, and the first publication writes both
+    /// again ([`StartCache`]).
     pub start_cache: Option<StartCache>,
 }
 
@@ -850,7 +851,7 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>, 
         early.inspect(|early| early.retire());
         return;
     }
-    let (catalog, own_reads) = (catalog.clone(), own_reads.clone());
+    let (catalog, own_reads, unbuilt) = (catalog.clone(), own_reads.clone(), early.clone());
     let spawned = std::thread::Builder::new().name("search-index".into()).spawn(move || {
         if early.is_none() {
             background_priority();
@@ -861,6 +862,8 @@ fn warm_search(catalog: &Catalog, find_skills: bool, own_reads: &Arc<OwnReads>, 
     });
     if let Err(error) = spawned {
         tracing::warn!(%error, "cannot build the search index ahead; the first find_skills call will");
+        // The last run's index must not stand in for this run's for ever.
+        unbuilt.inspect(|early| early.retire());
     }
 }
 
