@@ -324,6 +324,17 @@ impl Project {
     }
 
     /// Holds the project's exclusive lock until the file is dropped.
+    /// What `remove` and `update` begin with: the project's command lock
+    /// held, its skills lock read, every one of `names` in it, and a stage.
+    fn begin_on(&self, names: &[String]) -> Result<(fs::File, Lock, Stage), InstallError> {
+        let serialised = self.serialise()?;
+        let lock = self.lock()?;
+        if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
+            return Err(InstallError::NotInstalled { name: name.clone() });
+        }
+        Ok((serialised, lock, Stage::new(&self.agents_dir())?))
+    }
+
     fn serialise(&self) -> Result<fs::File, InstallError> {
         let agents = self.agents_dir();
         fs::create_dir_all(&agents).map_err(io(&agents))?;
@@ -464,12 +475,7 @@ impl Project {
     /// [`InstallError::NotInstalled`] for a name the lock does not have
     /// (nothing removed), or an I/O error.
     pub fn remove(&self, names: &[String]) -> Result<(), InstallError> {
-        let _serialised = self.serialise()?;
-        let mut lock = self.lock()?;
-        if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
-            return Err(InstallError::NotInstalled { name: name.clone() });
-        }
-        let mut stage = Stage::new(&self.agents_dir())?;
+        let (_serialised, mut lock, mut stage) = self.begin_on(names)?;
         let mut moves = Vec::new();
         for name in names {
             moves.push(Move { target: self.skills_dir().join(name), staged: None });
@@ -514,12 +520,7 @@ impl Project {
     ///
     /// [`InstallError`], having changed nothing.
     pub fn update(&self, names: &[String]) -> Result<Vec<Update>, InstallError> {
-        let _serialised = self.serialise()?;
-        let mut lock = self.lock()?;
-        if let Some(name) = names.iter().find(|n| !lock.skills.contains_key(*n)) {
-            return Err(InstallError::NotInstalled { name: name.clone() });
-        }
-        let mut stage = Stage::new(&self.agents_dir())?;
+        let (_serialised, mut lock, mut stage) = self.begin_on(names)?;
         let mut ready = Vec::new();
         let mut report = Vec::new();
         let mut trees = Trees::new();
