@@ -36,12 +36,25 @@ pub(super) enum Fold {
 /// original it came from.
 pub(super) struct View {
     pub(super) text: String,
-    origin: Vec<u32>,
+    /// Where the map from view bytes to original bytes changes: a view is
+    /// mostly runs copied as they are, so the map is kept as its pieces
+    /// (about one per folded space or character), not one entry a byte.
+    pieces: Vec<Piece>,
+}
+
+/// View bytes from `view` on come from the original's bytes from `origin`
+/// on, one for one, or, for a character the fold made, all from the
+/// character at `origin`.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    view: u32,
+    origin: u32,
+    one_for_one: bool,
 }
 
 impl View {
     pub(super) fn new(text: &str, fold: Fold) -> View {
-        let mut view = View { text: String::with_capacity(text.len()), origin: Vec::with_capacity(text.len()) };
+        let mut view = View { text: String::with_capacity(text.len()), pieces: Vec::new() };
         let bytes = text.as_bytes();
         let mut at = 0;
         // ASCII bytes (most of any skill) are handled here, one at a time;
@@ -109,23 +122,46 @@ impl View {
     /// `run`, plain ASCII found at byte `at` (see [`plain_run`]), as is
     /// (lowercased for phrases).
     fn extend_plain(&mut self, at: usize, run: &str, fold: Fold) {
+        self.map_next(at, true);
         let start = self.text.len();
         self.text.push_str(run);
         if fold == Fold::Phrase {
             self.text[start..].make_ascii_lowercase();
         }
-        self.origin.extend((at..at + run.len()).map(|o| u32::try_from(o).unwrap_or(u32::MAX)));
     }
 
     fn push_ascii(&mut self, at: usize, b: u8) {
+        self.map_next(at, true);
         self.text.push(char::from(b));
-        self.origin.push(u32::try_from(at).unwrap_or(u32::MAX));
     }
 
     fn push(&mut self, at: usize, c: char) {
+        self.map_next(at, c.is_ascii());
         self.text.push(c);
-        let at = u32::try_from(at).unwrap_or(u32::MAX);
-        self.origin.extend(std::iter::repeat_n(at, c.len_utf8()));
+    }
+
+    /// Maps the next view bytes to original byte `at` on: a new piece
+    /// unless the last one already leads there.
+    fn map_next(&mut self, at: usize, one_for_one: bool) {
+        let view = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        let origin = u32::try_from(at).unwrap_or(u32::MAX);
+        if let Some(last) = self.pieces.last()
+            && one_for_one
+            && last.one_for_one
+            && last.origin.saturating_add(view - last.view) == origin
+        {
+            return;
+        }
+        self.pieces.push(Piece { view, origin, one_for_one });
+    }
+
+    /// Takes back the view's last byte (an ASCII space).
+    fn pop(&mut self) {
+        self.text.pop();
+        let view = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        if self.pieces.last().is_some_and(|last| last.view == view) {
+            self.pieces.pop();
+        }
     }
 
     /// One space (or line break) for a run: a line break replaces the
@@ -134,8 +170,7 @@ impl View {
         match self.text.as_bytes().last() {
             None => self.push(at, space),
             Some(b' ') if space == '\n' => {
-                self.text.pop();
-                self.origin.pop();
+                self.pop();
                 self.push(at, space);
             }
             Some(b' ' | b'\n') => {}
@@ -145,7 +180,11 @@ impl View {
 
     /// The byte of the original text that view byte `at` came from.
     pub(super) fn origin(&self, at: usize) -> usize {
-        self.origin.get(at).or(self.origin.last()).map_or(0, |&o| o as usize)
+        let at = at.min(self.text.len().saturating_sub(1));
+        let n = self.pieces.partition_point(|piece| piece.view as usize <= at);
+        let Some(piece) = n.checked_sub(1).and_then(|n| self.pieces.get(n)) else { return 0 };
+        let origin = piece.origin as usize;
+        if piece.one_for_one { origin + (at - piece.view as usize) } else { origin }
     }
 }
 
@@ -154,20 +193,35 @@ impl View {
 /// single spaces after such a byte. Everything else goes one character at a
 /// time; this is the fast way through the bulk of a text.
 fn plain_run(bytes: &[u8], from: usize, fold: Fold) -> usize {
-    let plain = |b: u8| match fold {
-        Fold::Command => b.is_ascii_graphic() && !matches!(b, b'\\' | b'"' | b'\''),
-        Fold::Phrase => b.is_ascii_graphic() && !matches!(b, b'*' | b'_'),
+    let plain = match fold {
+        Fold::Command => &PLAIN[0],
+        Fold::Phrase => &PLAIN[1],
     };
-    let mut end = from;
-    while let Some(&b) = bytes.get(end) {
-        let taken = plain(b) || (b == b' ' && end > from && plain(bytes[end - 1]));
-        if !taken {
-            break;
-        }
-        end += 1;
-    }
-    end - from
+    let rest = bytes.get(from..).unwrap_or_default();
+    let mut after_plain = false;
+    rest.iter()
+        .position(|&b| {
+            let taken = plain[usize::from(b)] || (b == b' ' && after_plain);
+            after_plain = b != b' ';
+            !taken
+        })
+        .unwrap_or(rest.len())
 }
+
+/// Which bytes [`plain_run`] copies as they are, for commands and for
+/// phrases: a table, as this is asked of every byte of every file.
+const PLAIN: [[bool; 256]; 2] = {
+    let mut table = [[false; 256]; 2];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let graphic = byte.is_ascii_graphic();
+        table[0][b] = graphic && !matches!(byte, b'\\' | b'"' | b'\'');
+        table[1][b] = graphic && !matches!(byte, b'*' | b'_');
+        b += 1;
+    }
+    table
+};
 
 /// The ASCII letter a Cyrillic or Greek look-alike stands for in a phrase
 /// (`іgnоrе` with Cyrillic і, о and е reads as `ignore`).
@@ -203,7 +257,7 @@ pub(super) struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     pub(super) fn new(text: &'a str) -> Lines<'a> {
-        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect();
         Lines { text, starts }
     }
 
