@@ -91,17 +91,10 @@ pub(super) fn bundled(sniffed: Sniffed, out: &mut Vec<Hit>) {
 /// image's data URI.
 pub(super) fn blobs(text: &str, out: &mut Vec<Hit>) {
     let bytes = text.as_bytes();
-    let is_b64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_');
     let mut i = 0;
     while i < bytes.len() {
-        if !is_b64(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && is_b64(bytes[i]) {
-            i += 1;
-        }
+        let Some(start) = bytes[i..].iter().position(|&b| BASE64[usize::from(b)]).map(|n| i + n) else { break };
+        i = bytes[start..].iter().position(|&b| !BASE64[usize::from(b)]).map_or(bytes.len(), |n| start + n);
         let run = &bytes[start..i];
         if run.len() < MIN_BLOB || is_image_uri(&bytes[start.saturating_sub(48)..start]) {
             continue;
@@ -118,6 +111,19 @@ pub(super) fn blobs(text: &str, out: &mut Vec<Hit>) {
         out.push(Hit::new(known("obfuscation.encoded-blob"), start, format!("{} {kind} characters", run.len()), head));
     }
 }
+
+/// The bytes of base64 (either alphabet) and hex: a table, as every byte of
+/// every file is looked at.
+const BASE64: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'-' | b'_');
+        b += 1;
+    }
+    table
+};
 
 fn is_image_uri(before: &[u8]) -> bool {
     let before = String::from_utf8_lossy(before).to_ascii_lowercase();
