@@ -13,10 +13,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use skilldeck::doctor;
+use skilldeck::audit::Severity;
 use skilldeck::store::SkillStore;
 use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SampleLimit, SkillDef,
-    SkillTool, Symlinks, ToolResult, Warning, escape_control, render,
+    Skip, SkipReason, SkillTool, Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
@@ -92,6 +93,11 @@ struct SourceArgs {
     /// one whose files differ is listed with a `modified since install` warning.
     #[arg(long, global = true)]
     locked: bool,
+    /// Leave out every skill the audit finds something at or above SEVERITY in (info, low,
+    /// medium, high, critical), as `skilldeck audit` would report it: a `risky` skip naming
+    /// the worst finding, and the next skill of its name in its place.
+    #[arg(long, value_name = "SEVERITY", global = true)]
+    refuse_risk: Option<Severity>,
     /// Authored skills, whose records overlay the roots: a SQLite file (created
     /// if missing), or a PostgreSQL database shared by several hosts
     /// (`postgres://user@host/db`).
@@ -343,6 +349,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             check_store(&catalog)?;
             // The catalog's warnings, then the conclusion they may explain: no skill at all.
             warn_summary(catalog.warnings(), cli.verbose);
+            warn_refused(catalog.skips(), cli.verbose);
             roots::warn_if_empty(&catalog, &roots.looked_in, &others);
             run_catalog(command, &catalog, profile()?.as_ref())
         }
@@ -444,6 +451,9 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
         .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow })
         .locked(sources.locked);
+    if let Some(severity) = sources.refuse_risk {
+        builder = builder.refuse_risk(severity);
+    }
     for file in &sources.skills {
         builder = builder.skills(read_skill_defs(file)?);
     }
@@ -520,6 +530,31 @@ const WARNINGS_SHOWN: usize = 5;
 /// registry's tree has thousands, and a host waits behind them).
 fn warn_summary(warnings: &[Warning], verbose: bool) {
     output::eprint(&warning_lines(warnings, verbose));
+}
+
+/// Prints the skills `--refuse-risk` left out on stderr, one line each
+/// naming the worst finding: every one with `verbose`, else the first
+/// [`WARNINGS_SHOWN`] and a count.
+fn warn_refused(skips: &[Skip], verbose: bool) {
+    output::eprint(&refused_lines(skips, verbose));
+}
+
+/// The text [`warn_refused`] prints.
+fn refused_lines(skips: &[Skip], verbose: bool) -> String {
+    let refused: Vec<&Skip> = skips.iter().filter(|skip| skip.reason == SkipReason::Risky).collect();
+    let shown = if verbose { refused.len() } else { refused.len().min(WARNINGS_SHOWN) };
+    let mut out = String::new();
+    for skip in &refused[..shown] {
+        let line = format!("refused: {}: {}", skip.location, skip.detail.as_deref().unwrap_or_default());
+        out.push_str(&format!("skilldeck: warning: {}\n", escape_control(&line)));
+    }
+    if shown < refused.len() {
+        out.push_str(&format!(
+            "skilldeck: warning: {} skills refused in all; the first {shown} are above, --verbose prints every one\n",
+            refused.len()
+        ));
+    }
+    out
 }
 
 /// The text [`warn_summary`] prints.

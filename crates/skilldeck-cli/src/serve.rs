@@ -176,6 +176,7 @@ pub(crate) fn run(
             let catalog = server.loaded().await;
             crate::check_store(&catalog)?;
             crate::warn_summary(catalog.warnings(), verbose);
+            crate::warn_refused(catalog.skips(), verbose);
             crate::roots::warn_if_empty(&catalog, &roots.looked_in, others);
             anyhow::Ok(())
         };

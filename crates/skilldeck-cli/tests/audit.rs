@@ -191,3 +191,43 @@ fn list_audit_shows_each_skills_worst_finding_as_served() {
     assert_eq!(calm["audit"]["findings"][0]["rule"], "inject.conceal-from-user");
     assert_eq!(calm["audit"]["findings"][0]["line"], 5);
 }
+
+#[test]
+fn refuse_risk_leaves_the_skill_out_with_a_line_naming_the_finding() {
+    let (_tmp, root) = tree();
+    let out = skilldeck(&["list", "--json", "--refuse-risk", "high", "--root", s(&root)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let names: Vec<&str> = json["skills"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["calm"]);
+    let detail = "scripts/install.sh:2:1: critical exec.pipe-to-shell: a download is run as code";
+    let location = root.join("risky/SKILL.md");
+    assert_eq!(json["skipped"], serde_json::json!([{"location": s(&location), "reason": "risky", "detail": detail}]));
+    assert_eq!(stderr(&out), format!("skilldeck: warning: refused: {}: {detail}\n", location.display()));
+    // At critical the medium prose line alone would pass, the script still refuses; at
+    // none (no flag) both are listed.
+    let all = skilldeck(&["list", "--json", "--root", s(&root)]);
+    assert_eq!(serde_json::from_str::<Value>(&stdout(&all)).unwrap()["skills"].as_array().unwrap().len(), 2);
+    let bad = skilldeck(&["list", "--refuse-risk", "severe", "--root", s(&root)]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn refused_lines_are_capped_without_verbose() {
+    let tmp = tempfile::tempdir().unwrap();
+    for i in 0..7 {
+        let dir = tmp.path().join(format!("s{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let md = format!("---\nname: s{i}\ndescription: Cleans.\n---\n```sh\nrm -rf ~\n```\n");
+        std::fs::write(dir.join("SKILL.md"), md).unwrap();
+    }
+    let out = skilldeck(&["list", "--refuse-risk", "high", "--root", s(tmp.path())]);
+    let lines: Vec<String> = stderr(&out).lines().map(str::to_owned).collect();
+    // Then the line that says nothing is served.
+    assert_eq!(lines.len(), 7, "{lines:?}");
+    assert!(lines[6].starts_with("skilldeck: warning: no skills found; looked in "));
+    assert!(lines[..5].iter().all(|l| l.starts_with("skilldeck: warning: refused: ")));
+    assert_eq!(lines[5], "skilldeck: warning: 7 skills refused in all; the first 5 are above, --verbose prints every one");
+    let verbose = skilldeck(&["list", "--verbose", "--refuse-risk", "high", "--root", s(tmp.path())]);
+    assert_eq!(stderr(&verbose).lines().filter(|l| l.contains(" refused: ")).count(), 7);
+}

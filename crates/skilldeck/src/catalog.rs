@@ -6,6 +6,7 @@
 
 mod assembly;
 mod builder;
+mod gate;
 mod live;
 mod walks;
 

@@ -54,3 +54,6 @@ mod installed;
 
 // The audit on real skills: detectors, evasions, benign look-alikes, positions, the corpus.
 mod audit;
+
+// The audit as a gate: refused skills free their names, in every source and reload.
+mod gate;

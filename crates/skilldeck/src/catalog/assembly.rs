@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use skilldeck_walk::{Limits, Symlinks, Totals};
 
+use super::gate::Gate;
 use super::walks::{RootIdentity, RootWalk};
 use super::{Catalog, CatalogBuilder, Filter, Inner, SampleLimit, Shadowed, Source};
 use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning};
@@ -25,7 +26,7 @@ impl CatalogBuilder {
     /// and a store that fails gives `current`'s store skills. With `keep`,
     /// the catalog keeps its walks and store skills for the next such build.
     pub(crate) fn assemble(&self, current: Option<&Catalog>, changed: Option<&[PathBuf]>, keep: bool) -> Catalog {
-        let mut assembly = Assembly::default();
+        let mut assembly = Assembly { gate: self.gate(), ..Assembly::default() };
         // Absent roots are warned about first, as toolnexus does.
         let mut roots = Vec::with_capacity(self.roots.len());
         for (i, root) in self.roots.iter().enumerate() {
@@ -49,11 +50,11 @@ impl CatalogBuilder {
             assembly.walks.push(kept);
         }
         for def in &self.skills {
-            assembly.offer(data_skill(def), &Source::Data);
+            assembly.offer_gated(data_skill(def), &Source::Data);
         }
         if let Some(provider) = &self.provider {
             match provider() {
-                Ok(defs) => defs.iter().for_each(|def| assembly.offer(data_skill(def), &Source::Provider)),
+                Ok(defs) => defs.iter().for_each(|def| assembly.offer_gated(data_skill(def), &Source::Provider)),
                 Err(error) => assembly.warn(Warning::ProviderFailed { error: error.into() }),
             }
         }
@@ -92,12 +93,16 @@ impl CatalogBuilder {
             }
         }
         for (agent, outcomes) in &read.agents {
-            let mut skills: Vec<Skill> =
-                outcomes.iter().filter_map(|outcome| assembly.parsed(outcome.clone())).collect();
-            // An agent's record specializes the shared skill of its name: it keeps its files.
-            for own in &mut skills {
+            let mut skills = Vec::with_capacity(outcomes.len());
+            for outcome in outcomes {
+                let Some(mut own) = assembly.parsed(outcome.clone()) else { continue };
+                // An agent's record specializes the shared skill of its name: it keeps its files.
                 if let Some(&i) = assembly.index.get(own.name()) {
-                    keep_files(own, &assembly.skills[i]);
+                    keep_files(&mut own, &assembly.skills[i]);
+                }
+                match assembly.gated(own) {
+                    Ok(own) => skills.push(own),
+                    Err(skip) => assembly.skips.push(skip),
                 }
             }
             if !skills.is_empty() {
@@ -150,7 +155,7 @@ impl CatalogBuilder {
 
     /// Offers a root's candidates to the assembly, in candidate order; the
     /// walk is returned when `keep`, for the next rebuild.
-    fn collect_root(&self, root: &Path, walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
+    fn collect_root(&self, root: &Path, mut walk: RootWalk, assembly: &mut Assembly, keep: bool) -> Option<RootWalk> {
         assembly.walked.dirs += walk.totals.dirs;
         assembly.walked.entries += walk.totals.entries;
         assembly.walked.linked |= walk.totals.linked;
@@ -159,10 +164,14 @@ impl CatalogBuilder {
         }
         assembly.skills.reserve(walk.candidates.len());
         let source = Source::Root(root.to_path_buf());
+        if let Some(gate) = &assembly.gate {
+            walk.verdicts = gate.verdicts(&walk.candidates, &walk.verdicts);
+        }
         // A clone is cheap: a skill is an `Arc`.
         for (_, outcome) in &walk.candidates {
             if let Some(skill) = assembly.parsed(outcome.clone()) {
-                match self.unlocked(&skill, assembly) {
+                let refused = walk.verdicts.get(skill.location()).and_then(|(_, verdict)| verdict.clone());
+                match self.unlocked(&skill, assembly).or(refused) {
                     Some(skip) => assembly.skips.push(skip),
                     None => assembly.offer(Ok(skill), &source),
                 }
@@ -288,6 +297,8 @@ pub(super) struct Assembly {
     pub(super) walked: Totals,
     /// The store's skills, when kept.
     pub(super) store: Option<Arc<StoreRead>>,
+    /// What the build refuses, if it refuses risk.
+    pub(super) gate: Option<Gate>,
 }
 
 impl Assembly {
@@ -321,6 +332,20 @@ impl Assembly {
         }
     }
 
+    /// `skill`, or the skip the gate gives it.
+    fn gated(&self, skill: Skill) -> Result<Skill, Skip> {
+        match &self.gate {
+            Some(gate) => gate.pass(skill),
+            None => Ok(skill),
+        }
+    }
+
+    /// [`Assembly::offer`] of a candidate that the gate has not judged.
+    fn offer_gated(&mut self, candidate: Result<Skill, Skip>, source: &Source) {
+        let candidate = candidate.and_then(|skill| self.gated(skill));
+        self.offer(candidate, source);
+    }
+
     /// Records that `loser` lost its name to the skill at index `winner`.
     fn shadow(&mut self, loser: Skill, source: Source, winner: usize) {
         let winner_location = self.skills[winner].location().to_owned();
@@ -347,11 +372,16 @@ impl Assembly {
 
     /// A store record: it takes the place of an earlier skill of its name,
     /// which is then shadowed by it, and keeps serving that skill's files.
+    /// A record the gate refuses leaves that skill in place.
     fn overlay(&mut self, mut skill: Skill) {
         let Some(&i) = self.index.get(skill.name()) else {
-            return self.offer(Ok(skill), &Source::Store);
+            return self.offer_gated(Ok(skill), &Source::Store);
         };
         keep_files(&mut skill, &self.skills[i]);
+        let skill = match self.gated(skill) {
+            Ok(skill) => skill,
+            Err(skip) => return self.skips.push(skip),
+        };
         let loser = std::mem::replace(&mut self.skills[i], skill);
         let source = std::mem::replace(&mut self.sources[i], Source::Store);
         self.shadow(loser, source, i);

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use skilldeck_walk::{File, LimitHit, Limits, Totals};
 
 use super::CatalogBuilder;
+use super::gate::Verdicts;
 use crate::model::Origin;
 use crate::source::confine::Confinement;
 use crate::source::installed::Locks;
@@ -24,7 +25,7 @@ impl CatalogBuilder {
         let confinement = Arc::new(Confinement::root(absolute.clone(), identity.real.clone(), walk.totals.linked));
         confine(&mut walk.candidates, &confinement);
         let DirWalk { candidates, limit_hit, totals, links } = walk;
-        RootWalk { absolute, identity, confinement, candidates, limit_hit, totals, links }
+        RootWalk { absolute, identity, confinement, candidates, limit_hit, totals, links, verdicts: Arc::default() }
     }
 
     /// Walks `dir` for `SKILL.md` candidates, each read and parsed on the
@@ -89,8 +90,8 @@ impl CatalogBuilder {
                 continue;
             }
             let part = changed_part(&previous.absolute, rel)?;
-            // Any file of an installed skill is part of its check: its whole directory is read again.
-            parts.push(installed_dir(&previous.candidates, &part).unwrap_or(part));
+            // Any file of a checked skill is part of its check: its whole directory is read again.
+            parts.push(checked_dir(&previous.candidates, &part, self.refuse_risk.is_some()).unwrap_or(part));
         }
         // A part inside another is walked with it.
         parts.sort();
@@ -134,15 +135,17 @@ impl CatalogBuilder {
         let confinement = previous.confinement.clone();
         // The parts walked again met no link: those that were in them are gone.
         let links = previous.links.iter().filter(|link| !parts.iter().any(|p| link.starts_with(p))).cloned().collect();
-        Some(RootWalk { absolute, identity, confinement, candidates, limit_hit: None, totals, links })
+        let verdicts = previous.verdicts.clone();
+        Some(RootWalk { absolute, identity, confinement, candidates, limit_hit: None, totals, links, verdicts })
     }
 }
 
-/// The directory, relative to the root, of the checked installed skill
-/// ([`Integrity`](crate::source::installed::Integrity)) that `part` lies in.
-fn installed_dir(candidates: &[Candidate], part: &Path) -> Option<PathBuf> {
+/// The directory, relative to the root, of the checked skill that `part`
+/// lies in: an installed one ([`Integrity`](crate::source::installed::Integrity)),
+/// or, with `gated` (a build that refuses risk), any.
+fn checked_dir(candidates: &[Candidate], part: &Path, gated: bool) -> Option<PathBuf> {
     candidates.iter().find_map(|(file, outcome)| {
-        let checked = outcome.as_ref().is_ok_and(|(skill, _)| skill.data().integrity.is_some());
+        let checked = outcome.as_ref().is_ok_and(|(skill, _)| gated || skill.data().integrity.is_some());
         let dir = file.rel.parent()?;
         (checked && part.starts_with(dir) && part != dir).then(|| dir.to_path_buf())
     })
@@ -185,6 +188,8 @@ pub(super) struct RootWalk {
     /// The links the walk met, relative to the root as walked
     /// ([`Visited::links`](skilldeck_walk::Visited::links)).
     pub(super) links: Vec<PathBuf>,
+    /// The gate's verdicts on its skills, when a gate judged them.
+    pub(super) verdicts: Arc<Verdicts>,
 }
 
 /// The directory a root path leads to, as opposed to the path: a root moved

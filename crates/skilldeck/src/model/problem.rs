@@ -65,12 +65,16 @@ pub enum SkipReason {
     /// installed skill (in a project's `.agents/skills`) that its
     /// `skills-lock.json` does not name, or whose files differ from it.
     NotLocked,
+    /// Run with `refuse_risk` ([`CatalogBuilder::refuse_risk`](crate::CatalogBuilder::refuse_risk)):
+    /// the audit found something at or above the severity refused; the
+    /// detail is the worst finding (`path:line:column: severity rule: message`).
+    Risky,
 }
 
 impl SkipReason {
     /// The reason as toolnexus spells it: `missing-name`, `malformed-frontmatter`,
     /// `duplicate-name`, `unreadable` or `too-large`; and skilldeck's own
-    /// `invalid-name` and `not-locked`.
+    /// `invalid-name`, `not-locked` and `risky`.
     pub fn as_str(self) -> &'static str {
         match self {
             SkipReason::MissingName => "missing-name",
@@ -80,6 +84,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too-large",
             SkipReason::InvalidName => "invalid-name",
             SkipReason::NotLocked => "not-locked",
+            SkipReason::Risky => "risky",
         }
     }
 }
