@@ -75,7 +75,7 @@ fn full(report: &Report, rel: &Path) -> PathBuf {
 }
 
 /// One line per finding, per file not read, then a summary.
-fn lines(reports: &[Report]) -> String {
+pub(crate) fn lines(reports: &[Report]) -> String {
     let mut out = String::new();
     for report in reports {
         for finding in &report.findings {

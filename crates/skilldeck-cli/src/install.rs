@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use skilldeck_install::{GitCache, Project};
+use skilldeck::audit::Report;
+use skilldeck_install::{GitCache, InstallError, Project};
 
 pub(crate) mod add;
 pub(crate) mod remove;
@@ -27,6 +28,24 @@ impl ProjectArgs {
     pub(crate) fn open(&self) -> anyhow::Result<Project> {
         Ok(Project::new(&self.project, GitCache::user()?))
     }
+}
+
+/// Prints on stderr, in `skilldeck audit`'s lines, what the audit found in
+/// the skills a command installs: nothing when it found nothing.
+pub(crate) fn show_audit<'a>(reports: impl IntoIterator<Item = &'a Report>) {
+    let shown: Vec<Report> =
+        reports.into_iter().filter(|r| !r.findings.is_empty() || !r.unread.is_empty()).cloned().collect();
+    if !shown.is_empty() {
+        crate::output::eprint(&crate::audit::lines(&shown));
+    }
+}
+
+/// `error`, after [`show_audit`] of the skills it refused, if it is the audit's refusal.
+pub(crate) fn show_refusal(error: InstallError) -> InstallError {
+    if let InstallError::Risky { reports, .. } = &error {
+        show_audit(reports);
+    }
+    error
 }
 
 /// A commit as people read it: its first 12 digits.

@@ -12,12 +12,12 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skilldeck::doctor;
 use skilldeck::audit::Severity;
+use skilldeck::doctor;
 use skilldeck::store::SkillStore;
 use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SampleLimit, SkillDef,
-    Skip, SkipReason, SkillTool, Symlinks, ToolResult, Warning, escape_control, render,
+    SkillTool, Skip, SkipReason, Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree

@@ -227,7 +227,10 @@ fn refused_lines_are_capped_without_verbose() {
     assert_eq!(lines.len(), 7, "{lines:?}");
     assert!(lines[6].starts_with("skilldeck: warning: no skills found; looked in "));
     assert!(lines[..5].iter().all(|l| l.starts_with("skilldeck: warning: refused: ")));
-    assert_eq!(lines[5], "skilldeck: warning: 7 skills refused in all; the first 5 are above, --verbose prints every one");
+    assert_eq!(
+        lines[5],
+        "skilldeck: warning: 7 skills refused in all; the first 5 are above, --verbose prints every one"
+    );
     let verbose = skilldeck(&["list", "--verbose", "--refuse-risk", "high", "--root", s(tmp.path())]);
     assert_eq!(stderr(&verbose).lines().filter(|l| l.contains(" refused: ")).count(), 7);
 }

@@ -12,6 +12,7 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use skilldeck::audit::Report;
 use skilldeck::validate::Validator;
 use skilldeck::{Catalog, NameKind, Symlinks, check_name};
 
@@ -19,6 +20,7 @@ use crate::commit::{self, Move, Stage};
 use crate::files::{self, FilesError};
 use crate::git::{self, GitCache, GitError, Repo};
 use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
+use crate::risk;
 use crate::source::{Location, Source, SourceError, SourceType};
 
 /// The project's skill directory, relative to it: where every host but
@@ -119,6 +121,18 @@ pub enum InstallError {
         /// Why.
         reason: String,
     },
+    /// The audit found a finding at [`REFUSED_AT`](crate::REFUSED_AT) or
+    /// above in a skill to install, and the risk was not allowed (or the
+    /// audit could not run).
+    #[error("skill {name}: {reason}; nothing was installed (--allow-risk installs it anyway)")]
+    Risky {
+        /// The first skill refused.
+        name: String,
+        /// What the audit found, or why it could not run.
+        reason: String,
+        /// The reports of every skill refused, their paths where they would be installed.
+        reports: Vec<Report>,
+    },
     /// A file or directory of the project could not be changed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -196,6 +210,8 @@ pub struct Installed {
     pub commit: Option<String>,
     /// How many files it has.
     pub files: usize,
+    /// What the audit found in it, its paths where it was installed.
+    pub audit: Report,
 }
 
 /// One skill's `verify` finding.
@@ -230,6 +246,8 @@ pub enum Update {
         to: String,
         /// The files: `missing` were removed, `extra` added, `modified` changed.
         diff: Diff,
+        /// What the audit found in the new files, its paths where they are.
+        audit: Box<Report>,
     },
     /// Already at the newest commit of its ref.
     Current {
@@ -251,6 +269,9 @@ pub struct AddOptions {
     /// Replace a skill directory the lock does not name, and install skills
     /// that fail validation.
     pub force: bool,
+    /// Install skills the audit finds something at
+    /// [`REFUSED_AT`](crate::REFUSED_AT) or above in.
+    pub allow_risk: bool,
 }
 
 /// A project: its `.agents/skills` and its `skills-lock.json`, and the
@@ -263,7 +284,7 @@ pub struct AddOptions {
 ///
 /// let project = Project::new(".", GitCache::user()?);
 /// let source = Source::parse("anthropics/skills@main")?;
-/// let installed = project.add(&source, &AddOptions { skills: vec!["pdf".into()], force: false })?;
+/// let installed = project.add(&source, &AddOptions { skills: vec!["pdf".into()], ..AddOptions::default() })?;
 /// assert_eq!(installed[0].name, "pdf");
 /// assert!(project.verify()?.iter().all(|v| v.is_clean()));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -282,6 +303,8 @@ struct Ready {
     name: String,
     staged: PathBuf,
     entry: LockEntry,
+    /// Its audit, paths shown where it is going.
+    audit: Report,
 }
 
 /// A source's files at one commit (or a local directory), in a staging directory.
@@ -401,8 +424,9 @@ impl Project {
             entry.reference = source.reference.clone();
             entry.skill_path = Some(skill.skill_path.clone());
             entry.commit = tree.commit.clone();
-            ready.push(prepare(&skill.name, &source.to_string(), dir, entry, &stage, options.force)?);
+            ready.push(prepare(&skill.name, &source.to_string(), dir, entry, &stage, options.force, &target)?);
         }
+        risk::refuse(ready.iter().map(|r| (r.name.as_str(), &r.audit)), options.allow_risk)?;
         let installed = self.commit(ready, &mut lock, &mut stage)?;
         Ok(installed)
     }
@@ -447,7 +471,8 @@ impl Project {
             let dir = tree.root.join(skill_dir_of(&skill_path));
             let mut next = entry.clone();
             next.commit = tree.commit.clone().or(next.commit);
-            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true)?;
+            let target = self.skills_dir().join(name);
+            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true, &target)?;
             let diff = match &entry.files {
                 Some(files) => Diff::between(files, skill.entry.files.as_ref().unwrap_or(&BTreeMap::new())),
                 None if skill.entry.computed_hash == entry.computed_hash => Diff::default(),
@@ -514,12 +539,14 @@ impl Project {
 
     /// Moves skills (all, with no names) to the newest commit of their
     /// recorded ref; a skill whose ref is a commit, or from a local
-    /// directory, is [`Update::Pinned`].
+    /// directory, is [`Update::Pinned`]. The new files are audited first:
+    /// a finding at [`REFUSED_AT`](crate::REFUSED_AT) or above refuses the
+    /// whole update unless `allow_risk`.
     ///
     /// # Errors
     ///
     /// [`InstallError`], having changed nothing.
-    pub fn update(&self, names: &[String]) -> Result<Vec<Update>, InstallError> {
+    pub fn update(&self, names: &[String], allow_risk: bool) -> Result<Vec<Update>, InstallError> {
         let (_serialised, mut lock, mut stage) = self.begin_on(names)?;
         let mut ready = Vec::new();
         let mut report = Vec::new();
@@ -542,7 +569,8 @@ impl Project {
             let dir = tree.root.join(skill_dir_of(&skill_path));
             let mut next = entry.clone();
             next.commit = tree.commit.clone();
-            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true)?;
+            let target = self.skills_dir().join(name);
+            let skill = prepare(name, &source.to_string(), &dir, next, &stage, true, &target)?;
             let empty = BTreeMap::new();
             let diff =
                 Diff::between(entry.files.as_ref().unwrap_or(&empty), skill.entry.files.as_ref().unwrap_or(&empty));
@@ -551,9 +579,11 @@ impl Project {
                 from: entry.commit.clone(),
                 to: tree.commit.clone().unwrap_or_default(),
                 diff,
+                audit: Box::new(skill.audit.clone()),
             });
             ready.push(skill);
         }
+        risk::refuse(ready.iter().map(|r| (r.name.as_str(), &r.audit)), allow_risk)?;
         self.commit(ready, &mut lock, &mut stage)?;
         Ok(report)
     }
@@ -676,6 +706,7 @@ impl Project {
                 name: skill.name.clone(),
                 commit: skill.entry.commit.clone(),
                 files: skill.entry.files.as_ref().map_or(0, BTreeMap::len),
+                audit: skill.audit,
             });
             lock.skills.insert(skill.name, skill.entry);
         }
@@ -711,8 +742,9 @@ fn discover(source: &Source, tree: &Tree) -> Result<Vec<(Found, PathBuf)>, Insta
 }
 
 /// Copies the skill in `dir` into the stage as `NAME`, validates it there
-/// (refused on errors unless `force`), and completes its lock entry's
-/// `computedHash` (of `dir`, as the `skills` package hashes the source) and `files`.
+/// (refused on errors unless `force`), audits it (paths shown under
+/// `target`), and completes its lock entry's `computedHash` (of `dir`, as
+/// the `skills` package hashes the source) and `files`.
 fn prepare(
     name: &str,
     source: &str,
@@ -720,6 +752,7 @@ fn prepare(
     mut entry: LockEntry,
     stage: &Stage,
     force: bool,
+    target: &Path,
 ) -> Result<Ready, InstallError> {
     let invalid =
         |reasons: Vec<String>| InstallError::Invalid { name: name.to_owned(), origin: source.to_owned(), reasons };
@@ -753,9 +786,10 @@ fn prepare(
             return Err(invalid(reasons));
         }
     }
+    let audit = risk::audit(name, &staged, target)?;
     entry.computed_hash = computed_hash(dir).map_err(files_error)?;
     entry.files = Some(digests);
-    Ok(Ready { name: name.to_owned(), staged, entry })
+    Ok(Ready { name: name.to_owned(), staged, entry, audit })
 }
 
 /// Every file's digest of an installed skill.

@@ -15,7 +15,9 @@
 //!   the ref asked for, the commit installed and every file's digest.
 //! - [`Project`]: `add`, `install` (what the lock says, `frozen` or not),
 //!   `remove`, `verify`, `update`, each staged and renamed into place, the
-//!   lock written atomically last.
+//!   lock written atomically last. `add` and `update` audit what they stage
+//!   and refuse a skill with a finding at [`REFUSED_AT`] or above unless the
+//!   risk is allowed; `install` installs what the lock already accepted.
 //!
 //! # Example
 //!
@@ -34,10 +36,12 @@ mod files;
 mod git;
 mod install;
 mod lock;
+mod risk;
 mod source;
 
 pub use files::{FilesError, MAX_FILE_BYTES, MAX_FILES};
 pub use git::{GitCache, GitError, Repo};
 pub use install::{AddOptions, Diff, Found, InstallError, Installed, PROJECT_SKILLS_DIR, Project, Update, Verified};
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, LockEntry, LockError, computed_hash};
+pub use risk::REFUSED_AT;
 pub use source::{Location, Source, SourceError, SourceType};

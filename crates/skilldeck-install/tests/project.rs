@@ -14,7 +14,7 @@ fn all() -> AddOptions {
 }
 
 fn only(names: &[&str]) -> AddOptions {
-    AddOptions { skills: names.iter().map(|n| (*n).to_owned()).collect(), force: false }
+    AddOptions { skills: names.iter().map(|n| (*n).to_owned()).collect(), ..AddOptions::default() }
 }
 
 /// The project holds no skill, no lock and no staging directory.
@@ -206,7 +206,7 @@ fn update_moves_to_the_newest_commit_and_leaves_pinned_skills() {
     project.add(&git_source(&url), &only(&["alpha"])).unwrap();
     project.add(&git_source(&format!("{url}#{first}")), &only(&["beta"])).unwrap();
     assert_eq!(
-        project.update(&[]).unwrap(),
+        project.update(&[], false).unwrap(),
         [Update::Current { name: "alpha".into() }, Update::Pinned { name: "beta".into() }]
     );
     fs::remove_file(origin.join("skills/alpha/scripts/run.sh")).unwrap();
@@ -215,8 +215,8 @@ fn update_moves_to_the_newest_commit_and_leaves_pinned_skills() {
         &[("skills/alpha/SKILL.md", "---\nname: alpha\ndescription: New.\n---\n"), ("skills/alpha/new.md", "n\n")],
         "2",
     );
-    let report = project.update(&["alpha".into()]).unwrap();
-    let [Update::Moved { name, from, to, diff }] = report.as_slice() else { panic!("{report:?}") };
+    let report = project.update(&["alpha".into()], false).unwrap();
+    let [Update::Moved { name, from, to, diff, .. }] = report.as_slice() else { panic!("{report:?}") };
     assert_eq!((name.as_str(), from.as_deref(), to.as_str()), ("alpha", Some(first.as_str()), second.as_str()));
     assert_eq!(
         (diff.extra.clone(), diff.missing.clone(), diff.modified.clone()),
@@ -323,7 +323,9 @@ fn a_skill_dir_the_lock_does_not_name_is_kept_unless_forced() {
     assert!(error.to_string().contains(".agents/skills/alpha exists"), "{error}");
     assert_eq!(fs::read_to_string(env.path("p/.agents/skills/alpha/SKILL.md")).unwrap(), "mine\n");
     assert!(!env.path("p/skills-lock.json").exists());
-    project.add(&git_source(&url), &AddOptions { skills: vec!["alpha".into()], force: true }).unwrap();
+    project
+        .add(&git_source(&url), &AddOptions { skills: vec!["alpha".into()], force: true, ..AddOptions::default() })
+        .unwrap();
     assert_eq!(fs::read_to_string(env.path("p/.agents/skills/alpha/SKILL.md")).unwrap(), skill_md("alpha"));
 }
 

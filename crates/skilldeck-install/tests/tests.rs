@@ -10,6 +10,9 @@ mod lock;
 // add, list, install, frozen, offline, verify, remove, update, and bad input.
 mod project;
 
+// The audit before add and update: refused at high unless the risk is allowed, nothing changed.
+mod risk;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -7,7 +7,7 @@ use clap::Args;
 use skilldeck::escape_control;
 use skilldeck_install::{AddOptions, Source};
 
-use super::{ProjectArgs, short};
+use super::{ProjectArgs, short, show_audit, show_refusal};
 use crate::print;
 
 /// `skilldeck add`'s flags.
@@ -28,6 +28,9 @@ pub(crate) struct AddArgs {
     /// Replace a skill directory skills-lock.json does not name, and install skills that fail validation.
     #[arg(long)]
     force: bool,
+    /// Install skills the audit finds something at high or above in (the findings are printed either way).
+    #[arg(long)]
+    allow_risk: bool,
     #[command(flatten)]
     project: ProjectArgs,
 }
@@ -50,8 +53,9 @@ pub(crate) fn run(args: &AddArgs) -> anyhow::Result<ExitCode> {
         print(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let options = AddOptions { skills: args.skill.clone(), force: args.force };
-    let installed = project.add(&source, &options)?;
+    let options = AddOptions { skills: args.skill.clone(), force: args.force, allow_risk: args.allow_risk };
+    let installed = project.add(&source, &options).map_err(show_refusal)?;
+    show_audit(installed.iter().map(|skill| &skill.audit));
     let mut out = String::new();
     for skill in &installed {
         let from = skill.commit.as_deref().map_or(String::new(), |c| format!(" at {}", short(c)));

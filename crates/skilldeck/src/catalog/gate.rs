@@ -82,6 +82,11 @@ impl Gate {
                 }
             }
         };
-        Some(Skip { location: skill.location().to_owned(), reason: SkipReason::Risky, detail: Some(detail), position: None })
+        Some(Skip {
+            location: skill.location().to_owned(),
+            reason: SkipReason::Risky,
+            detail: Some(detail),
+            position: None,
+        })
     }
 }
