@@ -133,6 +133,9 @@ def test_store_write_refuses_what_write_skill_refuses(tmp_path: Path) -> None:
         ("a\nb", skill_md("ab", "d", "x"), "invalid-name", "a skill name cannot contain U+000A, a control character"),
         (" ", skill_md("x", "d", "x"), "invalid-name", "name is required"),
         ("x", "no frontmatter", "missing-frontmatter", "SKILL.md missing YAML frontmatter (--- ... ---)"),
+        ("wipe", skill_md("wipe", "d", "```sh\nrm -rf ~\n```"), "risky",
+         "the audit found 1 finding at high or above, the first SKILL.md:6:1: critical exec.destructive-delete: "
+         "a recursive delete of the home or root directory; nothing was written"),
     ]
     for name, content, kind, message in refusals:
         with pytest.raises(skilldeck.StoreError) as e:
@@ -142,6 +145,8 @@ def test_store_write_refuses_what_write_skill_refuses(tmp_path: Path) -> None:
         store.write("ok", skill_md("ok", "d", "x"), agent="bia\u202e")
     assert e.value.kind == "invalid-name"
     assert store.names() == [] and store.agents() == []
+    store.write("wipe", skill_md("wipe", "d", "```sh\nrm -rf ~\n```"), allow_risk=True)
+    assert store.names() == ["wipe"]
 
 
 def test_a_store_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:

@@ -26,6 +26,9 @@ pub(crate) enum StoreCommand {
         /// Refuse to overwrite an existing record.
         #[arg(long)]
         create_only: bool,
+        /// Store the text even when the audit finds something at high or above in it.
+        #[arg(long)]
+        allow_risk: bool,
     },
     /// Delete the record NAME (with --agent: only that agent's specialization).
     Delete {
@@ -85,7 +88,7 @@ pub(crate) fn run_store(
         return Ok(refused(&error));
     }
     let outcome: Result<Value, AuthoringError> = match command {
-        StoreCommand::Write { name, file, create_only } => {
+        StoreCommand::Write { name, file, create_only, allow_risk } => {
             let content = match file {
                 Some(path) => {
                     std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
@@ -98,8 +101,9 @@ pub(crate) fn run_store(
             };
             let live = LiveCatalog::new(builder);
             check_store(&live.snapshot())?;
+            show_audit(name.trim(), &content)?;
             let precondition = if create_only { Precondition::Absent } else { Precondition::Any };
-            let mut request = WriteSkill::new(&name, content).precondition(precondition);
+            let mut request = WriteSkill::new(&name, content).precondition(precondition).allow_risk(allow_risk);
             request.agent = agent.map(str::to_owned);
             live.write_skill(&request).map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
         }
@@ -138,12 +142,22 @@ pub(crate) fn run_store(
         }
         // A refusal is the request's fault: exit 1 with the reason; a broken store is exit 2.
         Err(AuthoringError::Store(error @ StoreError::Backend { .. })) => Err(error.into()),
+        Err(error @ AuthoringError::Risky(_)) => Ok(refused(&format!("{error} (--allow-risk stores it anyway)"))),
         Err(error) => Ok(refused(&error)),
     }
 }
 
+/// Prints on stderr, in `skilldeck audit`'s lines, what the audit finds in
+/// the text to store, as `NAME/SKILL.md`: nothing when it finds nothing.
+fn show_audit(name: &str, content: &str) -> anyhow::Result<()> {
+    let mut report = skilldeck::authoring::audit_skill_md(content)?;
+    report.dir = PathBuf::from(name);
+    crate::install::show_audit([&report]);
+    Ok(())
+}
+
 /// A refused request: its reason on stderr, exit 1.
-fn refused(error: &dyn std::error::Error) -> ExitCode {
+fn refused(error: &dyn std::fmt::Display) -> ExitCode {
     crate::output::say!("skilldeck: {}", skilldeck::escape_control(&error.to_string()));
     ExitCode::FAILURE
 }

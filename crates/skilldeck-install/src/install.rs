@@ -121,7 +121,7 @@ pub enum InstallError {
         /// Why.
         reason: String,
     },
-    /// The audit found a finding at [`REFUSED_AT`](crate::REFUSED_AT) or
+    /// The audit found a finding at [`RISKY`](skilldeck::audit::RISKY) or
     /// above in a skill to install, and the risk was not allowed (or the
     /// audit could not run).
     #[error("skill {name}: {reason}; nothing was installed (--allow-risk installs it anyway)")]
@@ -270,7 +270,7 @@ pub struct AddOptions {
     /// that fail validation.
     pub force: bool,
     /// Install skills the audit finds something at
-    /// [`REFUSED_AT`](crate::REFUSED_AT) or above in.
+    /// [`RISKY`](skilldeck::audit::RISKY) or above in.
     pub allow_risk: bool,
 }
 
@@ -540,7 +540,7 @@ impl Project {
     /// Moves skills (all, with no names) to the newest commit of their
     /// recorded ref; a skill whose ref is a commit, or from a local
     /// directory, is [`Update::Pinned`]. The new files are audited first:
-    /// a finding at [`REFUSED_AT`](crate::REFUSED_AT) or above refuses the
+    /// a finding at [`RISKY`](skilldeck::audit::RISKY) or above refuses the
     /// whole update unless `allow_risk`.
     ///
     /// # Errors

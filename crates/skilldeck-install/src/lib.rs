@@ -16,7 +16,7 @@
 //! - [`Project`]: `add`, `install` (what the lock says, `frozen` or not),
 //!   `remove`, `verify`, `update`, each staged and renamed into place, the
 //!   lock written atomically last. `add` and `update` audit what they stage
-//!   and refuse a skill with a finding at [`REFUSED_AT`] or above unless the
+//!   and refuse a skill with a finding at [`RISKY`](skilldeck::audit::RISKY) or above unless the
 //!   risk is allowed; `install` installs what the lock already accepted.
 //!
 //! # Example
@@ -43,5 +43,4 @@ pub use files::{FilesError, MAX_FILE_BYTES, MAX_FILES};
 pub use git::{GitCache, GitError, Repo};
 pub use install::{AddOptions, Diff, Found, InstallError, Installed, PROJECT_SKILLS_DIR, Project, Update, Verified};
 pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, LockEntry, LockError, computed_hash};
-pub use risk::REFUSED_AT;
 pub use source::{Location, Source, SourceError, SourceType};

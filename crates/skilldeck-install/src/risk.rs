@@ -1,18 +1,15 @@
 //! The audit before anything is installed: every staged skill is audited
 //! (`skilldeck::audit`) as it will be installed, and a command whose skills
-//! have a finding at [`REFUSED_AT`] or above changes nothing unless the
+//! have a finding at [`RISKY`] or above changes nothing unless the
 //! user allows the risk. The findings of every skill are returned either way,
 //! so that a command can show them.
 
 use std::path::Path;
 
 use skilldeck::Symlinks;
-use skilldeck::audit::{Auditor, Report, Severity};
+use skilldeck::audit::{Auditor, RISKY, Report};
 
 use crate::install::InstallError;
-
-/// The severity from which `add` and `update` refuse a skill.
-pub const REFUSED_AT: Severity = Severity::High;
 
 /// The audit of the skill staged in `staged`, its paths shown under
 /// `target`, where it is going. Links are not followed: the copy has none.
@@ -24,7 +21,7 @@ pub(crate) fn audit(name: &str, staged: &Path, target: &Path) -> Result<Report, 
     Ok(report)
 }
 
-/// `Err` naming every report that fails at [`REFUSED_AT`], unless `allowed`.
+/// `Err` naming every report that fails at [`RISKY`], unless `allowed`.
 pub(crate) fn refuse<'a>(
     named: impl IntoIterator<Item = (&'a str, &'a Report)>,
     allowed: bool,
@@ -32,14 +29,14 @@ pub(crate) fn refuse<'a>(
     if allowed {
         return Ok(());
     }
-    let failing: Vec<(&str, &Report)> = named.into_iter().filter(|(_, r)| r.fails_at(REFUSED_AT)).collect();
+    let failing: Vec<(&str, &Report)> = named.into_iter().filter(|(_, r)| r.fails_at(RISKY)).collect();
     let Some((first, _)) = failing.first() else { return Ok(()) };
     let names: Vec<&str> = failing.iter().map(|(name, _)| *name).collect();
-    let count = failing.iter().flat_map(|(_, r)| &r.findings).filter(|f| f.severity >= REFUSED_AT).count();
+    let count: usize = failing.iter().map(|(_, r)| r.count_at(RISKY)).sum();
     Err(InstallError::Risky {
         name: (*first).to_owned(),
         reason: format!(
-            "the audit found {count} finding{} at {REFUSED_AT} or above in {}",
+            "the audit found {count} finding{} at {RISKY} or above in {}",
             if count == 1 { "" } else { "s" },
             names.join(", ")
         ),

@@ -89,6 +89,7 @@ fn authoring_error(py: Python<'_>, e: &skilldeck::authoring::AuthoringError) -> 
         E::MissingName => "missing-name",
         E::NameMismatch { .. } => "name-mismatch",
         E::Unloadable(_) => "unloadable",
+        E::Risky(_) => "risky",
         _ => "authoring",
     };
     error::<StoreError>(py, kind, e.to_string())
@@ -339,9 +340,10 @@ impl PyStore {
     /// `StoreError` for a name the name rule refuses (kind `invalid-name`),
     /// a text without frontmatter or `name` (`missing-frontmatter`,
     /// `missing-name`), a frontmatter `name` that is not `name`
-    /// (`name-mismatch`); with `create_only`, `already-exists` when a record
-    /// is there. Returns the write's time.
-    #[pyo3(signature = (name, content, *, agent=None, create_only=false))]
+    /// (`name-mismatch`), a text the audit finds something at `high` or
+    /// above in (`risky`, unless `allow_risk`); with `create_only`,
+    /// `already-exists` when a record is there. Returns the write's time.
+    #[pyo3(signature = (name, content, *, agent=None, create_only=false, allow_risk=false))]
     fn write(
         &self,
         py: Python<'_>,
@@ -349,9 +351,10 @@ impl PyStore {
         content: &str,
         agent: Option<&str>,
         create_only: bool,
+        allow_risk: bool,
     ) -> PyResult<String> {
         let pre = if create_only { Precondition::Absent } else { Precondition::Any };
-        let mut request = WriteSkill::new(name, content).precondition(pre);
+        let mut request = WriteSkill::new(name, content).precondition(pre).allow_risk(allow_risk);
         request.agent = agent.map(str::to_owned);
         py.detach(|| authoring::write_skill(self.store.as_ref(), &request))
             .map(|r| r.updated_at)

@@ -15,7 +15,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use skilldeck::authoring::AuthoringError;
+use skilldeck::audit::RISKY;
+use skilldeck::authoring::{self, AuthoringError};
 use skilldeck::store::{SkillStore, StoreError};
 use skilldeck::validate::{Check, Validator};
 use skilldeck::{AgentProfile, Catalog, NameKind, Origin, Skill, Source, check_name};
@@ -148,6 +149,9 @@ impl From<AuthoringError> for Refusal {
                 Refusal::not_found(error.to_string())
             }
             error @ AuthoringError::NameTaken { .. } => Refusal::new(StatusCode::CONFLICT, error.to_string()),
+            error @ AuthoringError::Risky(_) => {
+                Refusal::invalid(format!("{error}. Read the checks, then tick “Save anyway” to save it."))
+            }
             error => Refusal::invalid(error.to_string()),
         }
     }
@@ -220,20 +224,41 @@ pub(crate) fn disk_under<'c>(catalog: &'c Catalog, name: &str) -> Option<&'c Ski
 }
 
 /// The engine's checks of `content` as the `SKILL.md` of a skill keyed
-/// `name` (its directory name, for the name check). Without a usable name
-/// the directory check is left out.
+/// `name` (its directory name, for the name check), then the audit's
+/// findings, the rule id as the check. Without a usable name the directory
+/// check is left out.
 pub(crate) fn diagnostics(content: &str, name: Option<&str>) -> Vec<DiagnosticRow> {
     let key = name.filter(|n| check_name(n, NameKind::Skill).is_ok());
     let path = PathBuf::from(key.unwrap_or("skill")).join("SKILL.md");
-    Validator::new()
+    let mut rows: Vec<DiagnosticRow> = Validator::new()
         .check_source(content.as_bytes(), &path)
         .into_iter()
         .filter(|d| key.is_some() || d.check != Check::NameDirectory)
         .map(|d| {
             let (line, column) = d.position.unwrap_or((0, 0));
-            DiagnosticRow { line, column, severity: d.severity.as_str(), check: d.check.as_str(), message: d.message }
+            let (severity, check) = (d.severity.as_str(), d.check.as_str());
+            DiagnosticRow { line, column, severity, check, message: d.message, risky: false }
         })
-        .collect()
+        .collect();
+    match authoring::audit_skill_md(content) {
+        Ok(report) => rows.extend(report.findings.into_iter().map(|f| DiagnosticRow {
+            line: f.line,
+            column: f.column,
+            severity: f.severity.as_str(),
+            check: f.rule.id,
+            message: f.message,
+            risky: f.severity >= RISKY,
+        })),
+        Err(error) => rows.push(DiagnosticRow {
+            line: 0,
+            column: 0,
+            severity: "error",
+            check: "audit",
+            message: error.to_string(),
+            risky: false,
+        }),
+    }
+    rows
 }
 
 /// `POST /validate`'s body.

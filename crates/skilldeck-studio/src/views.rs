@@ -53,6 +53,8 @@ pub(crate) struct DiagnosticRow {
     pub(crate) severity: &'static str,
     pub(crate) check: &'static str,
     pub(crate) message: String,
+    /// An audit finding a save refuses unless the risk is confirmed.
+    pub(crate) risky: bool,
 }
 
 pub(crate) struct GridRow {
@@ -118,6 +120,14 @@ pub(crate) struct EditorPage {
     /// The skill's files page.
     pub(crate) files: Option<String>,
     pub(crate) manage: Option<Manage>,
+}
+
+impl EditorPage {
+    /// Whether the text has a finding a save refuses unless confirmed:
+    /// the editor then shows the confirmation.
+    pub(crate) fn confirm_risk(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.risky)
+    }
 }
 
 pub(crate) struct AgentRow {

@@ -53,6 +53,9 @@
     gutter.scrollTop = content.scrollTop;
   }
 
+  // What a gutter line shows when several checks fall on it: the worst.
+  var RANK = { info: 1, low: 2, warning: 3, medium: 3, error: 4, high: 4, critical: 5 };
+
   function show(diagnostics) {
     bad = {};
     var items = diagnostics.map(function (d) {
@@ -65,7 +68,7 @@
       check.className = "check";
       check.textContent = "(" + d.check + ")";
       li.appendChild(check);
-      if (d.line > 0 && bad[d.line] !== "error") bad[d.line] = d.severity;
+      if (d.line > 0 && (RANK[d.severity] || 0) > (RANK[bad[d.line]] || 0)) bad[d.line] = d.severity;
       return li;
     });
     list.replaceChildren.apply(list, items);

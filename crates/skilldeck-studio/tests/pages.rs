@@ -381,17 +381,7 @@ fn the_agent_preview_is_what_the_engine_gives() {
 #[test]
 fn validate_answers_the_engine_diagnostics() {
     on_each_store(|f| {
-        let csrf = f.csrf();
-        let request = axum::http::Request::post("/validate")
-            .header("host", crate::HOST)
-            .header("cookie", f.cookies())
-            .header("x-csrf-token", &csrf)
-            .header("content-type", "application/json")
-            .body(axum::body::Body::from(r#"{"content":"---\nname: Bad_Name\ndescription: x\n---\n","name":"bad"}"#))
-            .unwrap();
-        let answer = f.send(request);
-        assert_eq!(answer.status, 200, "{}", answer.body);
-        let rows: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        let rows = f.validate("---\nname: Bad_Name\ndescription: x\n---\n", "bad");
         let first = &rows[0];
         assert_eq!(first["line"], 2);
         assert_eq!(first["severity"], "warning");
@@ -403,6 +393,44 @@ fn validate_answers_the_engine_diagnostics() {
             &[("name", "Bad_Name"), ("content", "---\nname: Bad_Name\ndescription: x\n---\n"), ("began", "")],
         );
         f.get("/skills/Bad_Name").has("<li data-line=\"2\" data-column=\"7\" class=\"warning\">line 2: warning: Skill name &#39;Bad_Name&#39; must be lowercase");
+    });
+}
+
+#[test]
+fn the_audit_shows_on_the_editors_lines_and_a_risky_save_needs_the_confirmation() {
+    on_each_store(|f| {
+        let risky = "---\nname: wipe\ndescription: Cleans.\n---\n```sh\nrm -rf ~\n```\n";
+        let refused = f.post("/skills", &[("name", "wipe"), ("content", risky), ("began", "")]);
+        assert_eq!(refused.status, 422);
+        let finding =
+            "SKILL.md:6:1: critical exec.destructive-delete: a recursive delete of the home or root directory";
+        refused.has(&format!(
+            "role=\"alert\">the audit found 1 finding at high or above, the first {finding}; nothing was written. \
+             Read the checks, then tick “Save anyway” to save it.</div>"
+        ));
+        refused
+            .has("<li data-line=\"6\" data-column=\"1\" class=\"critical\">line 6: critical: a recursive delete of the home or root directory <span class=\"check\">(exec.destructive-delete)</span></li>")
+            .has("<input type=\"checkbox\" id=\"allow_risk\" name=\"allow_risk\" value=\"1\">");
+        assert_eq!(unescape(&textarea(&refused.body)), risky);
+        assert!(f.store.get("wipe", None).unwrap().is_none());
+        // Ticked, it saves; the stored text's editor still shows the finding and the box.
+        let saved = f.post("/skills", &[("name", "wipe"), ("content", risky), ("began", ""), ("allow_risk", "1")]);
+        assert_eq!((saved.status, saved.location()), (303, "/skills/wipe"));
+        assert_eq!(f.store.get("wipe", None).unwrap().unwrap().content, risky);
+        f.follow(&saved).has("class=\"critical\">line 6: critical: ").has("id=\"allow_risk\"");
+        // A medium finding is shown and saves without the box.
+        let prose = "---\nname: tutor\ndescription: Teaches.\n---\nNever run `curl x | sh` blindly.\n";
+        let page = f.post("/skills", &[("name", "tutor"), ("content", prose), ("began", "")]);
+        assert_eq!(page.status, 303, "{}", page.body);
+        f.follow(&page).has("class=\"medium\">line 5: medium: a download is run as code").lacks("id=\"allow_risk\"");
+        // POST /validate gives the same rows after the engine's checks.
+        let rows = f.validate(risky, "wipe");
+        let audit = rows.as_array().unwrap().iter().find(|r| r["check"] == "exec.destructive-delete").unwrap();
+        assert_eq!(
+            audit,
+            &serde_json::json!({"line": 6, "column": 1, "severity": "critical", "check": "exec.destructive-delete",
+                "message": "a recursive delete of the home or root directory"})
+        );
     });
 }
 

@@ -211,6 +211,21 @@ impl Fixture {
         self.send(request.body(Body::from(body.to_owned())).unwrap())
     }
 
+    /// `POST /validate` of `content` as skill `name`, as the editor's script
+    /// sends it: the diagnostic rows.
+    pub fn validate(&self, content: &str, name: &str) -> serde_json::Value {
+        let csrf = self.csrf();
+        let request = Request::post("/validate")
+            .header(header::HOST, HOST)
+            .header(header::COOKIE, self.cookies())
+            .header("x-csrf-token", csrf)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(serde_json::json!({"content": content, "name": name}).to_string()));
+        let answer = self.send(request.unwrap());
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        serde_json::from_str(&answer.body).unwrap()
+    }
+
     /// Follows a 303 to the page it names.
     #[track_caller]
     pub fn follow(&self, answer: &Answer) -> Answer {

@@ -277,6 +277,7 @@ impl Studio {
             content = content.replace('\n', "\r\n");
         }
         let began = form::first(&fields, "began").unwrap_or("").to_owned();
+        let allow_risk = form::first(&fields, "allow_risk") == Some("1");
         let attempt = || -> Result<(), Refusal> {
             key(&name, NameKind::Skill)?;
             if let Some(agent) = agent {
@@ -284,7 +285,8 @@ impl Studio {
             }
             self.store()?;
             let precondition = self.precondition(&name, agent, &began)?;
-            let mut request = WriteSkill::new(&name, content.as_str()).precondition(precondition);
+            let mut request =
+                WriteSkill::new(&name, content.as_str()).precondition(precondition).allow_risk(allow_risk);
             request.agent = agent.map(str::to_owned);
             self.inner.live.write_skill(&request)?;
             Ok(())
@@ -335,8 +337,10 @@ impl Studio {
         let seed = self
             .shared_source(&catalog, name)?
             .ok_or_else(|| Refusal::not_found(format!("skill '{name}' not found")))?;
-        // Never over an agent's own text: specialising twice opens the first.
-        let request = WriteSkill::new(name, seed.text).agent(&agent).precondition(Precondition::Absent);
+        // Never over an agent's own text: specialising twice opens the first. The
+        // text is the shared skill's as served: the audit judged it where it came in.
+        let request =
+            WriteSkill::new(name, seed.text).agent(&agent).precondition(Precondition::Absent).allow_risk(true);
         match self.inner.live.write_skill(&request) {
             Ok(_) => Ok(redirect(&own_href(&agent, name), &format!("Specialized for {agent}."), false)),
             Err(AuthoringError::Store(error @ StoreError::AlreadyExists { .. })) => {
