@@ -1,0 +1,2 @@
+welcome = مرحبًا، { $name }!
+unread = لديك { $count } رسائل جديدة
