@@ -62,6 +62,7 @@ mod patterns;
 mod payload;
 mod rules;
 mod scan;
+mod scope;
 mod unicode;
 mod view;
 
@@ -411,6 +412,7 @@ impl Auditor {
         let mut findings = Vec::new();
         let mut channel = None;
         let mut markers = Vec::new();
+        findings.extend(scope::check(&files));
         for (rel, bytes) in files {
             let bytes = match bytes {
                 Ok(bytes) => bytes,

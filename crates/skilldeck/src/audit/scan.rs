@@ -14,7 +14,7 @@ use super::{Finding, Hit, unicode};
 
 /// How a file is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// Markdown: commands count in code blocks; quoted phrases are examples.
     Markdown,
     /// A script: every command counts; minified lines are findings.
@@ -28,7 +28,7 @@ const SCRIPT_EXTENSIONS: [&str; 19] = [
     "cmd", "lua",
 ];
 
-fn kind(rel: &Path, text: &str) -> Kind {
+pub(super) fn kind(rel: &Path, text: &str) -> Kind {
     let ext = rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     if matches!(ext.as_str(), "md" | "markdown" | "mdx") {
         Kind::Markdown
