@@ -22,7 +22,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, LiveCatalog, LoadSkillTool, SkillTool, ToolDeclaration, ToolResult,
+    AgentProfile, Budget, Catalog, CatalogBuilder, LiveCatalog, LoadSkillTool, SkillTool, Skip, SkipReason,
+    ToolDeclaration, ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -483,6 +484,7 @@ impl SkillServer {
         let previous = self.shared.current.swap(Some(next.clone())).unwrap_or(current);
         self.shared.digests.retain(&next.publication.disk_paths());
         self.report(&next);
+        self.report_refused(&previous.catalog, &next.catalog);
         warm_search(&next.catalog, self.offers(&next.level1), &self.shared.own_reads, None);
         tracing::debug!(ms = started.elapsed().as_millis(), "generation published");
         let served = next.publication.entries.len();
@@ -774,6 +776,31 @@ impl SkillServer {
                 "{} left out in all ({}); the first {shown} are above, --verbose prints every one",
                 new.len(),
                 counts.join(", ")
+            );
+            tracing::warn!("{summary}");
+            self.shared.subscribers.log(Severity::Warning, summary);
+        }
+    }
+
+    /// Logs the skills a reload refused (`--refuse-risk`) that the
+    /// generation before it did not: the first catalog's are printed by the
+    /// command that read it.
+    fn report_refused(&self, previous: &Catalog, next: &Catalog) {
+        fn risky(catalog: &Catalog) -> impl Iterator<Item = &Skip> {
+            catalog.skips().iter().filter(|s| s.reason == SkipReason::Risky)
+        }
+        let before: HashSet<&str> = risky(previous).map(|s| s.location.as_str()).collect();
+        let new: Vec<&Skip> = risky(next).filter(|s| !before.contains(s.location.as_str())).collect();
+        let shown = if self.shared.options.verbose { new.len() } else { new.len().min(DIAGNOSTICS_SHOWN) };
+        for skip in &new[..shown] {
+            let line = format!("refused: {}: {}", skip.location, skip.detail.as_deref().unwrap_or_default());
+            tracing::warn!("{line}");
+            self.shared.subscribers.log(Severity::Warning, line);
+        }
+        if shown < new.len() {
+            let summary = format!(
+                "{} skills refused by this reload; the first {shown} are above, --verbose prints every one",
+                new.len()
             );
             tracing::warn!("{summary}");
             self.shared.subscribers.log(Severity::Warning, summary);
