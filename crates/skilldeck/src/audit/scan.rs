@@ -66,7 +66,7 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanne
     let text = String::from_utf8_lossy(bytes);
     let lines = Lines::new(&text);
     let kind = kind(rel, &text);
-    unicode::scan(&text, &mut hits);
+    unicode::scan(&text, kind == Kind::Script, &mut hits);
     payload::blobs(&text, &mut hits);
     if kind == Kind::Script {
         payload::minified(&lines, &mut hits);
@@ -106,6 +106,9 @@ fn matches(
         let pattern = &PATTERNS[*pattern];
         for m in regex.find_iter(view.text.as_bytes()) {
             let at = view.origin(m.start());
+            if pattern.fold == Fold::Command && markdown.is_some_and(|md| md.in_identifier(at)) {
+                continue;
+            }
             if pattern.role == Role::Cue {
                 if let Some(comment) = markdown.and_then(|md| md.hidden_at(at))
                     && comments.insert(comment.start)
