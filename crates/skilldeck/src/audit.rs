@@ -57,6 +57,7 @@ use crate::source::confine::Confinement;
 use crate::source::walk::{SKILL_MD, audit_walker, candidate_order, walker};
 
 mod allow;
+mod indirect;
 mod markdown;
 mod patterns;
 mod payload;

@@ -16,6 +16,9 @@ pub(super) struct Markdown {
     /// HTML comments (`<!--` to `-->`) and comment links (`[//]: # (...)`)
     /// outside code blocks.
     pub(super) hidden: Vec<Range<usize>>,
+    /// Frontmatter values that are one identifier (`name: mkfifo-nc-shell`):
+    /// names, not commands.
+    identifiers: Vec<Range<usize>>,
 }
 
 impl Markdown {
@@ -76,7 +79,12 @@ impl Markdown {
         for range in outside {
             hidden_in(text, range, &mut hidden);
         }
-        Markdown { fences, hidden }
+        Markdown { fences, hidden, identifiers: identifiers(lines) }
+    }
+
+    /// Whether byte `at` is inside a frontmatter value that is one identifier.
+    pub(super) fn in_identifier(&self, at: usize) -> bool {
+        self.identifiers.iter().any(|r| r.contains(&at))
     }
 
     /// Whether byte `at` is inside a fenced code block.
@@ -88,6 +96,29 @@ impl Markdown {
     pub(super) fn hidden_at(&self, at: usize) -> Option<&Range<usize>> {
         self.hidden.iter().find(|h| h.contains(&at))
     }
+}
+
+/// The frontmatter's values that are a single identifier (letters, digits,
+/// `.`, `_`, `-`, maybe quoted), as byte ranges.
+fn identifiers(lines: &Lines<'_>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut iter = lines.iter();
+    if iter.next().is_none_or(|(_, first)| first.trim_end() != "---") {
+        return out;
+    }
+    for (start, line) in iter {
+        if line.trim_end() == "---" {
+            break;
+        }
+        let Some((key, value)) = line.split_once(':') else { continue };
+        let token = value.trim().trim_matches(['"', '\'']);
+        let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        if !key.trim().is_empty() && !token.is_empty() && token.chars().all(ident) {
+            let from = start + key.len() + 1;
+            out.push(from..start + line.len());
+        }
+    }
+    out
 }
 
 /// The hidden comments of the prose `range` of `text`.

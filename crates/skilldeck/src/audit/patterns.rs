@@ -63,10 +63,10 @@ const fn cue(regex: &'static str) -> Pattern {
     Pattern { role: Role::Cue, fold: Fold::Phrase, regex }
 }
 
-/// A shell, after a pipe: `| sh`, `| sudo bash`, `| env X=1 zsh`.
+/// A shell, after a pipe: `| sh`, `| sudo bash`, `| env X=1 zsh`, fish's `| source`.
 macro_rules! to_shell {
     () => {
-        r"\|\s*(sudo\s+(-\S+\s+)*)?(env\s+(\S+=\S*\s+)*)?(/usr)?(/bin/)?(ba|z|da|k|fi)?sh\b"
+        r"\|\s*(sudo\s+(-\S+\s+)*)?(env\s+(\S+=\S*\s+)*)?((/usr)?(/bin/)?(ba|z|da|k|fi)?sh\b|source(\s|$|[;&|)]))"
     };
 }
 
@@ -117,6 +117,22 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     cmd("exec.decode-and-run", r"\b(eval|Function)\(\s*(atob|Buffer\.from|unescape|String\.fromCharCode)\("),
     cmd("exec.decode-and-run", r"(?i)\bpowershell[^\n]*\s-(e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,}"),
+    // Perl's `eval pack('H*', ...)` / `eval decode_base64(...)`: hex or base64 turned into code.
+    cmd("exec.decode-and-run", r"\beval\s*\(?\s*(pack\s*\(\s*[Hh]\*?\s*,|(MIME::Base64::)?decode_base64\s*\()"),
+    // A shell command that is percent- or hex-decoded first: os.system(unquote(...)), subprocess.run(bytes.fromhex(...)...).
+    cmd(
+        "exec.decode-and-run",
+        r"\b(os\.(system|popen)|subprocess\.(run|call|Popen|check_output|check_call)|exec|eval)\(\s*((urllib\.parse\.)?unquote(_plus)?|base64\.b64decode|bytes\.fromhex|codecs\.decode)\(",
+    ),
+    // `eval "$(printf '\x63\x75...')"`: the view has dropped the backslashes of the escapes.
+    cmd("exec.decode-and-run", r"\b(eval|(ba|z|da|k)?sh\s+-c)\s+(\$\(|`)\s*printf\s+(x[0-9A-Fa-f]{2}|[0-7]{3}){4}"),
+    // A variable set from hex escapes (`cmd=$(printf '\x63...')`) and later run with eval.
+    cmd("exec.decode-and-run", r"(?m)^\s*\w+=\$\(\s*printf\s+(x[0-9A-Fa-f]{2}|[0-7]{3}){8}[\s\S]*?\beval\s+\$\{?\w"),
+    // An archive unpacked and a script of it run: what runs is what the audit cannot read.
+    cmd(
+        "exec.decode-and-run",
+        r"(?m)\b(unzip|bsdtar\s+-?x\w*|tar\s+-?[a-zA-Z]*x[a-zA-Z]*|7z\s+x)\s[^\n]*(&&|;)\s*(sudo\s+)?((ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node)\s+\S+",
+    ),
     // exec.destructive-delete
     cmd(
         "exec.destructive-delete",
@@ -135,6 +151,16 @@ pub(super) static PATTERNS: &[Pattern] = &[
     cmd("exec.reverse-shell", r"(?i)\bsocat\b[^\n]*\bexec:"),
     cmd("exec.reverse-shell", r"\bmkfifo\b[^\n]*\b(nc|ncat)\b"),
     cmd("exec.reverse-shell", r"\bos\.dup2\(\s*\w+\.fileno\(\)"),
+    // An interactive shell piped to or from netcat, whatever line the fifo was made on.
+    cmd("exec.reverse-shell", r"(?m)\b(ba|z|da|k)?sh\s+-i\b[^\n]*\|\s*(nc|ncat|netcat|telnet)\b"),
+    cmd("exec.reverse-shell", r"(?m)\b(nc|ncat|netcat|telnet)\s[^\n|]*\|\s*(/bin/)?(ba|z|da|k)?sh\s+-i\b"),
+    // An interactive shell whose input is a descriptor number (Ruby's `sh -i <&%d`, `<&3`).
+    cmd("exec.reverse-shell", r"\bsh\s+-i\s*<&\s*(%d|\d|\$|#\{)"),
+    cmd("exec.reverse-shell", r"\bTCPSocket\.(open|new)\([^\n]*\)\.(to_i|fileno)\b"),
+    // Perl: standard input taken from a socket handle (`open(STDIN, '>&S')`) after `socket(S, ...)`.
+    cmd("exec.reverse-shell", r"\bsocket\s*\(\s*[A-Z]\w*\s*,[\s\S]*?\bopen\s*\(?\s*STDIN\s*,\s*[<>+]*&\s*[A-Z]\w*"),
+    // PowerShell: a TCP client's stream whose data is run with iex.
+    cmd("exec.reverse-shell", r"(?i)\bnet\.sockets\.tcpclient\b[\s\S]*?\b(iex|invoke-expression)\s*[($]"),
     // exec.system-permissions
     cmd(
         "exec.system-permissions",
@@ -172,10 +198,10 @@ pub(super) static PATTERNS: &[Pattern] = &[
         "persist.launch-agent",
         r"(?i)(>|\b(cp|mv|ln|tee|install|write\w*|plutil)\b)[^\n]*library/launch(agents|daemons)\b",
     ),
-    cmd("persist.launch-agent", r"\blaunchctl\s+(load|bootstrap|enable|submit)\b"),
+    cmd("persist.launch-agent", r"\blaunchctl,?\s+(load|bootstrap|enable|submit)\b"),
     // persist.systemd-user
     cmd("persist.systemd-user", r"(>|\b(cp|mv|ln|tee|install)\b)[^\n]*(\.config/systemd/user|/etc/systemd/system)/"),
-    cmd("persist.systemd-user", r"\bsystemctl\s+--user\s+(\S+\s+)*(enable|link)\b"),
+    cmd("persist.systemd-user", r"\bsystemctl,?\s+--user,?\s+(\S+\s+)*(enable|link)\b"),
     cmd("persist.systemd-user", r"\bloginctl\s+enable-linger\b"),
     // secrets.read (secrets.exfiltrate when the skill has a channel)
     cmd("secrets.read", r"(?m)\.ssh/(id_[A-Za-z0-9_]+(\s|$|[;|&)>,\]])|\*)"),
@@ -184,7 +210,22 @@ pub(super) static PATTERNS: &[Pattern] = &[
         "secrets.read",
         r"\.aws/credentials\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b|\.config/gh/hosts\.yml\b|\.pypirc\b|(^|[\s<(])/proc/self/environ\b",
     ),
-    cmd("secrets.read", r"(?m)(~|\$HOME|\$\{HOME\})/\.(netrc|gnupg)\b"),
+    // Cloud and package-registry logins: gcloud's ADC and token databases, Azure's token cache,
+    // cargo, gem and Terraform credentials.
+    cmd(
+        "secrets.read",
+        r"\bapplication_default_credentials\.json\b|\.config/gcloud/(credentials\.db|access_tokens\.db|legacy_credentials)|\.azure/(accessTokens\.json|msal_token_cache)|\.cargo/credentials(\.toml)?\b|\.gem/credentials\b|\.terraform\.d/credentials\.tfrc\.json\b",
+    ),
+    // The same stores with the path built from pieces: path.join(os.homedir(), '.kube', 'config'),
+    // Path.home() / '.aws' / 'credentials' (the view has dropped the quotes).
+    cmd(
+        "secrets.read",
+        r"\.kube\s*(,|\s/)\s*config\b|\.aws\s*(,|\s/)\s*credentials\b|\.docker\s*(,|\s/)\s*config\.json\b|\.ssh\s*(,|\s/)\s*id_\w+",
+    ),
+    // A user's npm token lives in ~/.npmrc; a project's .npmrc holds registry settings.
+    cmd("secrets.read", r"(?m)(~|\$HOME|\$\{HOME\}|\$ENV\{HOME\})/\.(netrc|gnupg|npmrc)\b"),
+    // CLIs that print their stored token.
+    cmd("secrets.read", r"\bgh\s+auth\s+(token\b|status\s[^\n]*(-t|--show-token)\b)"),
     cmd(
         "secrets.read",
         r"\bsecurity\s+(find-generic-password|find-internet-password|dump-keychain)\b|(?i)login\.keychain",
@@ -197,7 +238,12 @@ pub(super) static PATTERNS: &[Pattern] = &[
         "secrets.read",
         r"(?m)\b(cat|less|more|head|tail|base64|xxd|strings|cp|scp|tar|zip)\s+(-\S+\s+)*(\S*/)?\.env(\.\w+)?(\s|$|[;|&)])",
     ),
-    cmd("secrets.read", r"\bopen\(\s*(\S*/)?\.env\s*[,)]"),
+    cmd(
+        "secrets.read",
+        r"\b(open|File\.(read|open|readlines)|IO\.read|readFileSync|readFile|fopen|file_get_contents)\(\s*(\S*/)?\.env\s*[,)]",
+    ),
+    // A copy of the environment's variables, filtered or not: the keys are in it.
+    cmd("secrets.read", r"\bfor\s+\w+\s*,\s*\w+\s+in\s+os\.environ\.items\(\)|\bObject\.entries\(\s*process\.env\s*\)"),
     // exfil.env-dump
     cmd(
         "exfil.env-dump",
@@ -218,7 +264,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     Pattern {
         role: Role::FindingAndChannel("exfil.dns"),
         fold: Fold::Command,
-        regex: r"(?m)\b(dig|nslookup|host|drill)\s+[^\n]*(\$\(|`)|\$\([^)\n]*\)\.[\w-]+\.[a-z]{2,}\b",
+        regex: r"(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
     },
     // Channels.
     channel(
@@ -227,6 +273,11 @@ pub(super) static PATTERNS: &[Pattern] = &[
     channel(r"\bwget\b[^\n]*--(post-data|post-file|method=POST|body-data|body-file)"),
     channel(
         r"\b(requests|httpx|session|client)\.(post|put|patch)\(|\burllib\.request\.urlopen\([^\n]*data=|(?i)\bmethod:\s*post\b",
+    ),
+    // urllib's Request with a body or POST, urlopen(url, data); Perl's LWP/HTTP::Tiny and PHP
+    // clients' ->post; Ruby's Net::HTTP.post.
+    channel(
+        r"\bRequest\([^\n]*\b(data=|method=(POST|PUT)\b)|\burlopen\(\s*[^,\n()]+,\s*(data\s*=\s*)?[A-Za-z_][\w.]*(\(\))?\s*[,)]|->\s*(post|put|post_form)\s*\(|\bNet::HTTP\.(post|post_form)\b|\bNet::HTTP::(Post|Put)\b",
     ),
     channel(r"(?i)\b(invoke-webrequest|invoke-restmethod|iwr|irm)\b[^\n]*-method\s+(post|put)"),
     channel(r"(?m)\b(nc|ncat|netcat)\s+(-\w+\s+)*[\w.-]+\s+\d+|\bsocat\b|/dev/(tcp|udp)/"),

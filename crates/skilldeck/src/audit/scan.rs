@@ -10,7 +10,7 @@ use super::patterns::{Compiled, PATTERNS, Role, Set};
 use super::payload::{self, Sniffed};
 use super::rules::{Severity, known};
 use super::view::{Fold, Lines, View, excerpt};
-use super::{Finding, Hit, unicode};
+use super::{Finding, Hit, indirect, unicode};
 
 /// How a file is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +37,16 @@ pub(super) fn kind(rel: &Path, text: &str) -> Kind {
     } else {
         Kind::Text
     }
+}
+
+/// Whether a file is a shell script, by its extension or its `#!` line.
+fn is_shell(rel: &Path, text: &str) -> bool {
+    let ext = rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let shebang = text.lines().next().filter(|l| l.starts_with("#!")).unwrap_or("");
+    matches!(ext.as_str(), "sh" | "bash" | "zsh" | "ksh")
+        || ["sh", "bash", "zsh", "ksh", "dash"]
+            .iter()
+            .any(|s| shebang.ends_with(&format!("/{s}")) || shebang.ends_with(&format!(" {s}")))
 }
 
 /// What one file gave.
@@ -66,7 +76,7 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanne
     let text = String::from_utf8_lossy(bytes);
     let lines = Lines::new(&text);
     let kind = kind(rel, &text);
-    unicode::scan(&text, &mut hits);
+    unicode::scan(&text, kind == Kind::Script, &mut hits);
     payload::blobs(&text, &mut hits);
     if kind == Kind::Script {
         payload::minified(&lines, &mut hits);
@@ -76,6 +86,9 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanne
     for (set, fold) in [(&compiled.phrase, Fold::Phrase), (&compiled.command, Fold::Command)] {
         let view = View::new(&text, fold);
         matches(set, &view, &lines, markdown.as_ref(), &mut hits, &mut channels);
+        if fold == Fold::Command && is_shell(rel, &text) {
+            indirect::scan(set, &view, &lines, &mut hits, &mut channels);
+        }
     }
     scanned.channels = channels.into_iter().map(|at| lines.position(at)).collect();
     scanned.markers =
@@ -106,6 +119,9 @@ fn matches(
         let pattern = &PATTERNS[*pattern];
         for m in regex.find_iter(view.text.as_bytes()) {
             let at = view.origin(m.start());
+            if pattern.fold == Fold::Command && markdown.is_some_and(|md| md.in_identifier(at)) {
+                continue;
+            }
             if pattern.role == Role::Cue {
                 if let Some(comment) = markdown.and_then(|md| md.hidden_at(at))
                     && comments.insert(comment.start)

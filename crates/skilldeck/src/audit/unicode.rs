@@ -2,6 +2,8 @@
 //! invisible characters, and runs of variation selectors, each with what it
 //! spells once decoded.
 
+use unicode_normalization::char::canonical_combining_class;
+
 use super::Hit;
 use super::rules::known;
 
@@ -54,8 +56,8 @@ struct Run {
     before: Option<char>,
 }
 
-/// Every hidden-Unicode finding of `text`.
-pub(super) fn scan(text: &str, out: &mut Vec<Hit>) {
+/// Every hidden-Unicode finding of `text`; `code` when it is a script.
+pub(super) fn scan(text: &str, code: bool, out: &mut Vec<Hit>) {
     if !has_hidden(text.as_bytes()) {
         return;
     }
@@ -67,7 +69,7 @@ pub(super) fn scan(text: &str, out: &mut Vec<Hit>) {
             (Some(r), Some(k)) if r.class == k => r.chars.push(c),
             _ => {
                 if let Some(r) = run.take() {
-                    judge(text, r, Some(c), out);
+                    judge(text, code, r, Some(c), out);
                 }
                 run = class.map(|class| Run { class, start: at, chars: vec![c], before: prev });
             }
@@ -75,12 +77,12 @@ pub(super) fn scan(text: &str, out: &mut Vec<Hit>) {
         prev = Some(c);
     }
     if let Some(r) = run {
-        judge(text, r, None, out);
+        judge(text, code, r, None, out);
     }
 }
 
 /// The findings of one run, given the characters around it.
-fn judge(text: &str, run: Run, after: Option<char>, out: &mut Vec<Hit>) {
+fn judge(text: &str, code: bool, run: Run, after: Option<char>, out: &mut Vec<Hit>) {
     let n = run.chars.len();
     let codes = || run.chars.iter().take(8).map(|&c| format!("U+{:04X}", c as u32)).collect::<Vec<_>>().join(" ");
     match run.class {
@@ -132,10 +134,35 @@ fn judge(text: &str, run: Run, after: Option<char>, out: &mut Vec<Hit>) {
             }
         }
         Class::Bidi => {
+            if !code && isolates_in_rtl_line(text, run.start) {
+                return;
+            }
             let detail = format!("{} reorders the displayed text", codes());
             out.push(Hit::new(known("unicode.bidi-control"), run.start, detail, excerpt_around(text, run.start)));
         }
     }
+}
+
+/// Whether the line holding byte `at` is right-to-left text whose only
+/// bidi controls are isolates, each closed (FSI, LRI or RLI ... PDI, nested
+/// or not): what localisation tools (Fluent, ICU) put around a placeable so
+/// that a name does not reorder the sentence. Overrides and embeddings, an
+/// unclosed isolate, or a line with no Arabic or Hebrew letter stay findings.
+fn isolates_in_rtl_line(text: &str, at: usize) -> bool {
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let line = &text[start..end];
+    let rtl = |c: char| matches!(c, '\u{0590}'..='\u{08FF}' | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFC}');
+    let mut depth = 0usize;
+    for c in line.chars() {
+        match c {
+            '\u{2066}'..='\u{2068}' => depth += 1,
+            '\u{2069}' if depth > 0 => depth -= 1,
+            '\u{2069}' | '\u{202A}'..='\u{202E}' => return false,
+            _ => {}
+        }
+    }
+    depth == 0 && line.chars().any(|c| rtl(c) && c.is_alphabetic())
 }
 
 /// A flag emoji's tag sequence: U+1F3F4, then lowercase letters or digits
@@ -156,10 +183,13 @@ fn benign_zero_width(c: char, at: usize, left: Option<char>, right: Option<char>
         c.is_some_and(|c| matches!(c, '\u{1F000}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{FE0F}'))
     };
     let letter = |c: Option<char>| c.is_some_and(|c| c.is_alphabetic() && !c.is_ascii());
+    // In Indic scripts the joiner follows a virama (a combining mark, not a letter):
+    // `क्\u{200D}ष` asks for the half form, `क्\u{200C}ष` keeps the virama visible.
+    let mark = |c: Option<char>| c.is_some_and(|c| !c.is_ascii() && canonical_combining_class(c) != 0);
     match c {
         '\u{FEFF}' => at == 0,
-        '\u{200D}' => (emoji(left) && emoji(right)) || (letter(left) && letter(right)),
-        '\u{200C}' => letter(left) && letter(right),
+        '\u{200D}' => (emoji(left) && emoji(right)) || ((letter(left) || mark(left)) && letter(right)),
+        '\u{200C}' => (letter(left) || mark(left)) && letter(right),
         _ => false,
     }
 }
@@ -177,18 +207,20 @@ fn bits(chars: &[char]) -> Option<String> {
     spelled.chars().all(|c| c.is_ascii_graphic() || c == ' ').then_some(spelled)
 }
 
-/// The text around byte `at` (a few words either side), for the excerpt.
+/// The text around byte `at` (a few words either side, on its own line),
+/// for the excerpt.
 fn excerpt_around(text: &str, at: usize) -> String {
-    let mut start = at.saturating_sub(24);
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let mut start = at.saturating_sub(24).max(line_start);
     while !text.is_char_boundary(start) {
-        start -= 1;
+        start += 1;
     }
-    let mut end = (at + 24).min(text.len());
+    let mut end = (at + 24).min(line_end);
     while !text.is_char_boundary(end) {
         end += 1;
     }
-    let piece = &text[start..end];
-    piece.lines().find(|l| !l.trim().is_empty()).unwrap_or(piece).to_owned()
+    text[start..end].to_owned()
 }
 
 #[cfg(test)]
