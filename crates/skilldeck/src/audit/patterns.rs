@@ -77,6 +77,59 @@ macro_rules! system_path {
     };
 }
 
+/// The hosts (and, on a shared host, the owner's path) whose documented
+/// installer is a download piped into a shell: a toolchain's or platform's
+/// own, well known, served over https. A pipe-to-shell line whose every URL
+/// is one of them is reported at medium: it still runs unreviewed code, but
+/// the code of the tool the skill is about, from its vendor.
+pub(super) const VENDOR_INSTALLERS: &[&str] = &[
+    "sh.rustup.rs",
+    "bun.sh",
+    "astral.sh",
+    "deno.land",
+    "get.docker.com",
+    "ollama.com",
+    "get.pnpm.io",
+    "install.python-poetry.org",
+    "sdk.cloud.google.com",
+    "deb.nodesource.com",
+    "rpm.nodesource.com",
+    "tailscale.com",
+    "get.k3s.io",
+    "starship.rs",
+    "claude.ai",
+    "fnm.vercel.app",
+    "get.volta.sh",
+    "mise.run",
+    "pixi.sh",
+    "aka.ms",
+    "raw.githubusercontent.com/Homebrew/",
+    "raw.githubusercontent.com/nvm-sh/",
+    "raw.githubusercontent.com/helm/",
+];
+
+/// Whether every URL of `line` is https and at a [`VENDOR_INSTALLERS`]
+/// host, and it has one.
+pub(super) fn vendor_installer(line: &str) -> bool {
+    let mut urls = line.match_indices("://").map(|(at, _)| {
+        let scheme = line[..at].rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+        let rest = &line[at + 3..];
+        let end = rest.find(|c: char| c.is_whitespace() || "\"'|)`;>".contains(c)).unwrap_or(rest.len());
+        (scheme, &rest[..end])
+    });
+    let mut any = false;
+    let trusted = urls.all(|(scheme, url)| {
+        any = true;
+        let host = url.split('/').next().unwrap_or("");
+        scheme == "https"
+            && VENDOR_INSTALLERS.iter().any(|v| match v.strip_suffix('/') {
+                Some(_) => url.starts_with(v),
+                None => host == *v,
+            })
+    });
+    any && trusted
+}
+
 /// Every pattern. The command patterns see text with shell quotes and
 /// backslash escapes dropped and case kept; the phrase patterns see it
 /// case-folded, with whitespace collapsed to single spaces.
@@ -205,7 +258,11 @@ pub(super) static PATTERNS: &[Pattern] = &[
     cmd("persist.systemd-user", r"\bloginctl\s+enable-linger\b"),
     // secrets.read (secrets.exfiltrate when the skill has a channel)
     cmd("secrets.read", r"(?m)\.ssh/(id_[A-Za-z0-9_]+(\s|$|[;|&)>,\]])|\*)"),
-    cmd("secrets.read", r"(?m)(~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|expanduser\(~)/\.ssh/?(\s|$|[;|&)\],])"),
+    // The directory itself, copied, archived or dumped: `chmod 700 ~/.ssh` and `mkdir ~/.ssh` read nothing.
+    cmd(
+        "secrets.read",
+        r"(?m)\b(cat|cp|scp|rsync|tar|zip|7z|base64|xxd|strings|find|grep|curl|wget|nc)\b[^\n]*(~|\$HOME|\$\{HOME\}|/home/\w+|/Users/\w+|expanduser\(~)/\.ssh/?(\s|$|[;|&)\],])",
+    ),
     cmd(
         "secrets.read",
         r"\.aws/credentials\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b|\.config/gh/hosts\.yml\b|\.pypirc\b|(^|[\s<(])/proc/self/environ\b",
@@ -236,19 +293,26 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     cmd(
         "secrets.read",
-        r"(?m)\b(cat|less|more|head|tail|base64|xxd|strings|cp|scp|tar|zip)\s+(-\S+\s+)*(\S*/)?\.env(\.\w+)?(\s|$|[;|&)])",
+        r"(?m)\b(cat|less|more|head|tail|base64|xxd|strings|cp|scp|tar|zip)\s+(-\S+\s+)*(\S*/)?\.env(\.(local|prod|production|dev|development|staging|test))?(\s|$|[;|&)])",
     ),
     cmd(
         "secrets.read",
         r"\b(open|File\.(read|open|readlines)|IO\.read|readFileSync|readFile|fopen|file_get_contents)\(\s*(\S*/)?\.env\s*[,)]",
     ),
-    // A copy of the environment's variables, filtered or not: the keys are in it.
-    cmd("secrets.read", r"\bfor\s+\w+\s*,\s*\w+\s+in\s+os\.environ\.items\(\)|\bObject\.entries\(\s*process\.env\s*\)"),
+    // The environment's variables picked by name (`if k.startswith('AWS_')`): the keys are what
+    // is wanted. A copy for a child process (`if k != 'CLAUDECODE'`) is not this.
+    cmd(
+        "secrets.read",
+        r"\bfor\s+\w+\s*,\s*\w+\s+in\s+os\.environ\.items\(\)\s*if\s[^\n]*(startswith|endswith|\bin\s+\w+\s*[}\]]|re\.(match|search))|\bObject\.entries\(\s*process\.env\s*\)\s*\.filter\b",
+    ),
     // exfil.env-dump
+    // The environment piped on: to a sender, an encoder or an interpreter.
     cmd(
         "exfil.env-dump",
-        r"(?m)(^|[;&|]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(\|\s*(curl|wget|nc|ncat|base64|xxd|tee|python[0-9.]*|node|perl|ruby)\b|>|$|[;&)`])",
+        r"(?m)(^|[;&|]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*\|\s*(curl|wget|nc|ncat|base64|xxd|tee|python[0-9.]*|node|perl|ruby)\b",
     ),
+    // The environment printed or saved: its secrets read, sent out only if the skill has a channel.
+    cmd("secrets.read", r"(?m)(^|[;&|]\s*|\$\(\s*|`|\bsudo\s+)(env|printenv|export\s+-p)\s*(>|$|[;&)`])"),
     cmd(
         "exfil.env-dump",
         r"\bjson\.dumps\(\s*(dict\()?os\.environ\s*\)|\bstr\(\s*os\.environ\s*\)|\bJSON\.stringify\(\s*process\.env\s*\)",
@@ -264,7 +328,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     Pattern {
         role: Role::FindingAndChannel("exfil.dns"),
         fold: Fold::Command,
-        regex: r"(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
+        regex: r"\b(dig|nslookup|host|drill|ping6?|getent\s+hosts|resolvectl\s+query|curl|wget|nc)\s[^\n]*?(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
     },
     // Channels.
     channel(
@@ -286,7 +350,7 @@ pub(super) static PATTERNS: &[Pattern] = &[
     // inject.ignore-instructions
     phrase(
         "inject.ignore-instructions",
-        r"\b(ignore|disregard|forget|override|bypass)\s((all|any|the|your|my|of|every|these)\s)*(previous|prior|above|earlier|preceding|original|system|safety|existing|other|former)\s(instructions?|prompts?|rules|directions|guidelines|guardrails|messages?|constraints|context)\b",
+        r"\b(ignore|disregard|forget|override|bypass)\s((all|any|the|your|my|of|every|these)\s)*(previous|prior|above|earlier|preceding|original|system|safety|existing|other|former)\s(instructions?|prompts?|rules|directions|guidelines|guardrails|messages?|constraints)\b",
     ),
     phrase("inject.ignore-instructions", r"\bforget\s(everything|all)\s(you|that|above|before|i|we)\b"),
     phrase(
@@ -329,7 +393,11 @@ pub(super) static PATTERNS: &[Pattern] = &[
         r"\bregardless\sof\s(what|whatever)\sthe\suser\s(asks|says|wants|requests|tells)\b",
     ),
     phrase("inject.override-scope", r"\beven\sif\sthe\suser\s(asks|says|tells|refuses|objects|declines)\b"),
-    phrase("inject.override-scope", r"\b(before|after)\s(responding|answering|replying)\sto\s(any|every|each)\s"),
+    // To the user's every request, not to every comment of a review a skill answers.
+    phrase(
+        "inject.override-scope",
+        r"\b(before|after)\s(responding|answering|replying)\sto\s(any|every|each)\s(user\s)?(request|message|question|prompt|query|task|input)s?\b",
+    ),
     phrase(
         "inject.override-scope",
         r"\b(in|for)\s(all|every)\s(future|subsequent)\s(conversations?|sessions?|responses?|requests?|tasks?)\b",

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::allow::{self, Marker};
 use super::markdown::{self, Markdown};
-use super::patterns::{Compiled, PATTERNS, Role, Set};
+use super::patterns::{self, Compiled, PATTERNS, Role, Set};
 use super::payload::{self, Sniffed};
 use super::rules::{Severity, known};
 use super::view::{Fold, Lines, View, excerpt};
@@ -137,17 +137,24 @@ fn matches(
                 }
                 continue;
             }
-            if pattern.role.is_channel() {
+            let (start, line) = lines.line_of(at);
+            // A comment runs nothing: in a script it is no finding; in Markdown the model
+            // reads it, as it reads prose.
+            let commented = pattern.fold == Fold::Command && is_comment(line);
+            if commented && markdown.is_none() {
+                continue;
+            }
+            if pattern.role.is_channel() && !commented {
                 channels.push(at);
             }
             let Some(rule) = pattern.role.rule() else { continue };
-            let (start, line) = lines.line_of(at);
             // Nothing in a hidden comment reads as an example: the user never sees it.
             let lowered = markdown.filter(|md| md.hidden_at(at).is_none()).and_then(|md| match pattern.fold {
                 Fold::Phrase if md.in_fence(at) || markdown::quoted(line, start, at) => {
                     Some("quoted or in a code block, it reads as an example")
                 }
                 Fold::Command if !md.in_fence(at) => Some("in Markdown prose, not in a code block"),
+                Fold::Command if commented => Some("in a comment, not a command"),
                 _ => None,
             });
             let mut hit = Hit::new(known(rule), at, String::new(), excerpt(line, 120));
@@ -158,6 +165,10 @@ fn matches(
                 hits.push(hit);
                 continue;
             }
+            let lowered = lowered.or_else(|| {
+                (rule == "exec.pipe-to-shell" && patterns::vendor_installer(line))
+                    .then_some("the vendor's documented installer, over https from its own host")
+            });
             hit.lowered = lowered;
             if let Some(why) = lowered
                 && hit.severity > Severity::Medium
@@ -168,6 +179,12 @@ fn matches(
             hits.push(hit);
         }
     }
+}
+
+/// Whether `line` is a `#` or `//` comment (a `#!` line is not).
+fn is_comment(line: &str) -> bool {
+    let line = line.trim_start();
+    (line.starts_with('#') && !line.starts_with("#!")) || line.starts_with("//")
 }
 
 /// Whether a phrase is negated: `never`, `not`, `no` or a `n't` word at

@@ -280,3 +280,12 @@ fn constant_shell_variables_are_filled_in() {
     assert_eq!(fired(&[("clean.sh", benign)]), []);
     assert_eq!(fired(&[("a.py", "R='bash'\nprint(f'{x} | $R')\n")]), []);
 }
+
+#[test]
+fn the_doc_names_every_vendor_installer_host() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/audit-rules.md")).unwrap();
+    for vendor in patterns::VENDOR_INSTALLERS {
+        let shown = vendor.strip_prefix("raw.githubusercontent.com/").unwrap_or(vendor);
+        assert!(doc.contains(shown), "docs/audit-rules.md does not list {vendor}");
+    }
+}
