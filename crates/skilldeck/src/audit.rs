@@ -413,7 +413,9 @@ impl Auditor {
         let mut findings = Vec::new();
         let mut channel = None;
         let mut markers = Vec::new();
-        findings.extend(scope::check(&files));
+        let head = scope::Head::of(&files);
+        findings.extend(scope::check(&files, head.as_ref()));
+        let description = head.and_then(|h| h.description).unwrap_or_default();
         for (rel, bytes) in files {
             let bytes = match bytes {
                 Ok(bytes) => bytes,
@@ -422,7 +424,7 @@ impl Auditor {
                     continue;
                 }
             };
-            let scanned = scan::scan_file(&rel, &bytes, compiled);
+            let scanned = scan::scan_file(&rel, &bytes, compiled, &description);
             if channel.is_none()
                 && let Some(&(line, column)) = scanned.channels.first()
             {

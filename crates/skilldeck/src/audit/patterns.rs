@@ -108,26 +108,65 @@ pub(super) const VENDOR_INSTALLERS: &[&str] = &[
     "raw.githubusercontent.com/helm/",
 ];
 
-/// Whether every URL of `line` is https and at a [`VENDOR_INSTALLERS`]
-/// host, and it has one.
-pub(super) fn vendor_installer(line: &str) -> bool {
-    let mut urls = line.match_indices("://").map(|(at, _)| {
+/// Domains many publishers share: naming one in a description names no vendor.
+const SHARED_DOMAINS: &[&str] = &[
+    "github.com",
+    "githubusercontent.com",
+    "github.io",
+    "gitlab.com",
+    "bitbucket.org",
+    "sourceforge.net",
+    "amazonaws.com",
+    "cloudfront.net",
+    "googleapis.com",
+    "azureedge.net",
+    "vercel.app",
+    "netlify.app",
+    "herokuapp.com",
+    "pages.dev",
+    "workers.dev",
+];
+
+/// Why a pipe-to-shell line is lowered to medium, if it is: every URL on it
+/// is https and at a [`VENDOR_INSTALLERS`] host, or at a domain the skill's
+/// `description` names (`inference.sh` in "Run AI apps via the inference.sh
+/// CLI"): the vendor the user was told of before installing.
+pub(super) fn vendor_installer(line: &str, description: &str) -> Option<&'static str> {
+    let description = description.to_lowercase();
+    let mut why = Some("the vendor's documented installer, over https from its own host");
+    let mut any = false;
+    for (at, _) in line.match_indices("://") {
+        any = true;
         let scheme = line[..at].rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
         let rest = &line[at + 3..];
         let end = rest.find(|c: char| c.is_whitespace() || "\"'|)`;>".contains(c)).unwrap_or(rest.len());
-        (scheme, &rest[..end])
-    });
-    let mut any = false;
-    let trusted = urls.all(|(scheme, url)| {
-        any = true;
-        let host = url.split('/').next().unwrap_or("");
-        scheme == "https"
-            && VENDOR_INSTALLERS.iter().any(|v| match v.strip_suffix('/') {
-                Some(_) => url.starts_with(v),
-                None => host == *v,
-            })
-    });
-    any && trusted
+        let url = &rest[..end];
+        let host = url.split('/').next().unwrap_or("").to_ascii_lowercase();
+        let listed = VENDOR_INSTALLERS.iter().any(|v| match v.strip_suffix('/') {
+            Some(_) => url.starts_with(v),
+            None => host == *v,
+        });
+        if scheme != "https" {
+            return None;
+        }
+        if listed {
+            continue;
+        }
+        // The host's last two labels, a name of three letters or more before the dot.
+        let labels: Vec<&str> = host.rsplitn(3, '.').collect();
+        let named = match labels.as_slice() {
+            [tld, name, ..] if name.len() >= 3 && tld.chars().all(|c| c.is_ascii_alphabetic()) => {
+                let domain = format!("{name}.{tld}");
+                !SHARED_DOMAINS.contains(&domain.as_str()) && description.contains(&domain)
+            }
+            _ => false,
+        };
+        if !named {
+            return None;
+        }
+        why = Some("from the host the skill's description names, over https");
+    }
+    if any { why } else { None }
 }
 
 /// Every pattern. The command patterns see text with shell quotes and

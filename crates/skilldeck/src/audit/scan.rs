@@ -60,7 +60,9 @@ pub(super) struct Scanned {
 }
 
 /// Scans the file `rel` (relative to its skill) holding `bytes`.
-pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanned {
+/// `description` is the skill's, which may name the vendor an installer
+/// comes from.
+pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, description: &str) -> Scanned {
     let mut hits = Vec::new();
     let mut scanned = Scanned::default();
     let sniffed = payload::sniff(bytes);
@@ -85,7 +87,7 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled) -> Scanne
     let mut channels = Vec::new();
     for (set, fold) in [(&compiled.phrase, Fold::Phrase), (&compiled.command, Fold::Command)] {
         let view = View::new(&text, fold);
-        matches(set, &view, &lines, markdown.as_ref(), &mut hits, &mut channels);
+        matches(set, &view, &lines, markdown.as_ref(), description, &mut hits, &mut channels);
         if fold == Fold::Command && is_shell(rel, &text) {
             indirect::scan(set, &view, &lines, &mut hits, &mut channels);
         }
@@ -110,6 +112,7 @@ fn matches(
     view: &View,
     lines: &Lines<'_>,
     markdown: Option<&Markdown>,
+    description: &str,
     hits: &mut Vec<Hit>,
     channels: &mut Vec<usize>,
 ) {
@@ -166,8 +169,7 @@ fn matches(
                 continue;
             }
             let lowered = lowered.or_else(|| {
-                (rule == "exec.pipe-to-shell" && patterns::vendor_installer(line))
-                    .then_some("the vendor's documented installer, over https from its own host")
+                (rule == "exec.pipe-to-shell").then(|| patterns::vendor_installer(line, description)).flatten()
             });
             hit.lowered = lowered;
             if let Some(why) = lowered

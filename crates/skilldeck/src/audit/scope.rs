@@ -80,8 +80,8 @@ const NETWORK_WORDS: [&str; 60] = [
     "integrat", "site",
 ];
 
-/// The declared-scope findings of a skill's files.
-pub(super) fn check(files: &[Read]) -> Vec<Finding> {
+/// The declared-scope findings of a skill's files, whose `SKILL.md` declares `head`.
+pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
     let texts: Vec<(&Path, String)> = files
         .iter()
         .filter_map(|(rel, bytes)| {
@@ -91,9 +91,8 @@ pub(super) fn check(files: &[Read]) -> Vec<Finding> {
         })
         .collect();
     let skill_md = texts.iter().find(|(rel, _)| *rel == Path::new(SKILL_MD));
-    let head = skill_md.and_then(|(_, text)| Head::read(text));
     let mut findings = Vec::new();
-    if let (Some((rel, text)), Some(head)) = (skill_md, &head) {
+    if let (Some((rel, text)), Some(head)) = (skill_md, head) {
         // The skill's own text outside the frontmatter, and its files' names: a
         // grant to run a bundled script is a use of it.
         let names: Vec<String> = files.iter().map(|(rel, _)| rel.to_string_lossy().into_owned()).collect();
@@ -108,7 +107,7 @@ pub(super) fn check(files: &[Read]) -> Vec<Finding> {
         );
         findings.extend(grants(rel, text, head, &words));
     }
-    let description = head.as_ref().and_then(|h| h.description.as_deref()).unwrap_or("").to_lowercase();
+    let description = head.and_then(|h| h.description.as_deref()).unwrap_or("").to_lowercase();
     if !NETWORK_WORDS.iter().any(|w| description.contains(w))
         && let Some(finding) = texts.iter().find_map(|(rel, text)| network_reach(rel, text))
     {
@@ -118,14 +117,20 @@ pub(super) fn check(files: &[Read]) -> Vec<Finding> {
 }
 
 /// What the frontmatter of `SKILL.md` declares.
-struct Head {
-    description: Option<String>,
+pub(super) struct Head {
+    pub(super) description: Option<String>,
     /// Each tool of `allowed-tools`, with its byte offset in the text.
     tools: Vec<(String, usize)>,
     body_start: usize,
 }
 
 impl Head {
+    /// The head of the skill's `SKILL.md` among `files`, if it has one.
+    pub(super) fn of(files: &[Read]) -> Option<Head> {
+        let (_, bytes) = files.iter().find(|(rel, _)| rel == Path::new(SKILL_MD))?;
+        Head::read(&String::from_utf8_lossy(bytes.as_ref().ok()?))
+    }
+
     fn read(text: &str) -> Option<Head> {
         let bom = if text.as_bytes().starts_with(BOM) { BOM.len() } else { 0 };
         let Fences::Closed { yaml_start, yaml_end, body_start } = frontmatter::fences(&text.as_bytes()[bom..]) else {
