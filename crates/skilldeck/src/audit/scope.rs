@@ -8,6 +8,7 @@
 //! as a word anywhere in the skill outside the frontmatter, and a script
 //! reaches the network when it holds a word of [`NETWORK_CALLS`].
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -82,17 +83,17 @@ const NETWORK_WORDS: [&str; 60] = [
 
 /// The declared-scope findings of a skill's files, whose `SKILL.md` declares `head`.
 pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
-    let texts: Vec<(&Path, String)> = files
+    let texts: Vec<(&Path, Cow<'_, str>)> = files
         .iter()
         .filter_map(|(rel, bytes)| {
             let bytes = bytes.as_ref().ok()?;
-            matches!(payload::sniff(bytes), Sniffed::Text)
-                .then(|| (rel.as_path(), String::from_utf8_lossy(bytes).into()))
+            matches!(payload::sniff(bytes), Sniffed::Text).then(|| (rel.as_path(), String::from_utf8_lossy(bytes)))
         })
         .collect();
     let skill_md = texts.iter().find(|(rel, _)| *rel == Path::new(SKILL_MD));
     let mut findings = Vec::new();
-    if let (Some((rel, text)), Some(head)) = (skill_md, head) {
+    // Most skills grant no tool: the words of the skill are gathered only for one that does.
+    if let (Some((rel, text)), Some(head)) = (skill_md, head.filter(|h| !h.tools.is_empty())) {
         // The skill's own text outside the frontmatter, and its files' names: a
         // grant to run a bundled script is a use of it.
         let names: Vec<String> = files.iter().map(|(rel, _)| rel.to_string_lossy().into_owned()).collect();
@@ -101,7 +102,7 @@ pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
                 .iter()
                 .map(|(rel, text)| match *rel == Path::new(SKILL_MD) {
                     true => &text[head.body_start..],
-                    false => text.as_str(),
+                    false => text,
                 })
                 .chain(names.iter().map(String::as_str)),
         );
