@@ -41,11 +41,19 @@ pub(super) fn scan(set: &Set, view: &View, lines: &Lines<'_>, hits: &mut Vec<Hit
         for statement in line.split([';', '&', '|']) {
             if let Some((name, value)) = assignment(statement) {
                 let value = fill(value, &values).unwrap_or_else(|| value.to_owned());
-                values.insert(name, value);
+                // `A=$A$A` doubles a value each line: a hostile script would take the memory.
+                if value.len() <= MAX_VALUE {
+                    values.insert(name, value);
+                } else {
+                    values.remove(name);
+                }
             }
         }
     }
 }
+
+/// The longest value filled in: a command word or a URL, not a payload.
+const MAX_VALUE: usize = 1024;
 
 /// `NAME=value` (after `export`, `local` or `readonly`), when the value is
 /// one word with no command substitution.

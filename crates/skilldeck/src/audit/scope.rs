@@ -20,6 +20,7 @@ use super::scan::{Kind, kind};
 use super::view::{Lines, excerpt};
 use super::{Finding, Hit, Read};
 use crate::source::frontmatter::{self, BOM, Fences, FrontmatterMode};
+use crate::source::read::DEFAULT_MAX_FRONTMATTER;
 use crate::source::walk::SKILL_MD;
 
 /// Tools that run any command when granted without a pattern.
@@ -138,7 +139,8 @@ impl Head {
             return None;
         };
         let (yaml_start, yaml_end, body_start) = (yaml_start + bom, yaml_end + bom, body_start + bom);
-        let yaml = text.get(yaml_start..yaml_end)?;
+        // Past the catalog's own limit the skill is not loaded: its head is not read either.
+        let yaml = text.get(yaml_start..yaml_end).filter(|yaml| yaml.len() <= DEFAULT_MAX_FRONTMATTER)?;
         let parsed = frontmatter::parse(yaml, 2, FrontmatterMode::Lenient).ok();
         let description = parsed.as_ref().and_then(|p| p.description.clone());
         let granted = match parsed.as_ref().and_then(|p| p.frontmatter.get("allowed-tools")) {

