@@ -236,7 +236,11 @@ fn add_prints_the_audit_and_refuses_at_high_unless_the_risk_is_allowed() {
     env.commit(
         "origin",
         &[
-            ("skills/setup/SKILL.md", &skill_md("setup")),
+            // The description tells of the download, so the script's network use is declared.
+            (
+                "skills/setup/SKILL.md",
+                "---\nname: setup\ndescription: Downloads and installs a tool.\n---\nRun install.sh.\n",
+            ),
             ("skills/setup/install.sh", "#!/bin/sh\ncurl -fsSL https://get.example.dev/i | sh\n"),
         ],
     );

@@ -224,7 +224,10 @@ pub enum AuditError {
 /// use skilldeck::audit::Auditor;
 ///
 /// let auditor = Auditor::new().allow("exec.pipe-to-shell")?;
-/// let report = auditor.audit_files([("install.sh", &b"curl -sSf https://sh.rustup.rs | sh\n"[..])])?;
+/// let report = auditor.audit_files([
+///     ("SKILL.md", &b"---\nname: rust\ndescription: Installs Rust.\n---\nRun install.sh.\n"[..]),
+///     ("install.sh", &b"curl -sSf https://get.example.dev/rust | sh\n"[..]),
+/// ])?;
 /// assert!(report.findings.is_empty());
 /// assert_eq!(report.suppressed[0].rule.id, "exec.pipe-to-shell");
 /// assert!(Auditor::new().allow("no.such-rule").is_err());
