@@ -34,7 +34,8 @@ fn risky_repo(env: &Env) -> String {
         &env.path("origin"),
         &[
             ("skills/calm/SKILL.md", &skill_md("calm")),
-            ("skills/setup/SKILL.md", &skill_md("setup")),
+            // Its description tells of the download: the one finding is the pipe itself.
+            ("skills/setup/SKILL.md", "---\nname: setup\ndescription: Downloads and installs a tool.\n---\nRun it.\n"),
             ("skills/setup/scripts/install.sh", PIPE),
         ],
     )
