@@ -84,34 +84,36 @@ const NETWORK_WORDS: [&str; 60] = [
 
 /// The declared-scope findings of a skill's files, whose `SKILL.md` declares `head`.
 pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
-    let texts: Vec<(&Path, Cow<'_, str>)> = files
-        .iter()
-        .filter_map(|(rel, bytes)| {
+    // The text files, read as text only when a rule below needs them.
+    let texts = || {
+        files.iter().filter_map(|(rel, bytes)| {
             let bytes = bytes.as_ref().ok()?;
             matches!(payload::sniff(bytes), Sniffed::Text).then(|| (rel.as_path(), String::from_utf8_lossy(bytes)))
         })
-        .collect();
-    let skill_md = texts.iter().find(|(rel, _)| *rel == Path::new(SKILL_MD));
+    };
     let mut findings = Vec::new();
     // Most skills grant no tool: the words of the skill are gathered only for one that does.
-    if let (Some((rel, text)), Some(head)) = (skill_md, head.filter(|h| !h.tools.is_empty())) {
-        // The skill's own text outside the frontmatter, and its files' names: a
-        // grant to run a bundled script is a use of it.
-        let names: Vec<String> = files.iter().map(|(rel, _)| rel.to_string_lossy().into_owned()).collect();
-        let words = words(
-            texts
-                .iter()
-                .map(|(rel, text)| match *rel == Path::new(SKILL_MD) {
-                    true => &text[head.body_start..],
-                    false => text,
-                })
-                .chain(names.iter().map(String::as_str)),
-        );
-        findings.extend(grants(rel, text, head, &words));
+    if let Some(head) = head.filter(|h| !h.tools.is_empty()) {
+        let texts: Vec<(&Path, Cow<'_, str>)> = texts().collect();
+        if let Some((rel, text)) = texts.iter().find(|(rel, _)| *rel == Path::new(SKILL_MD)) {
+            // The skill's own text outside the frontmatter, and its files' names: a
+            // grant to run a bundled script is a use of it.
+            let names: Vec<String> = files.iter().map(|(rel, _)| rel.to_string_lossy().into_owned()).collect();
+            let words = words(
+                texts
+                    .iter()
+                    .map(|(rel, text)| match *rel == Path::new(SKILL_MD) {
+                        true => &text[head.body_start..],
+                        false => text,
+                    })
+                    .chain(names.iter().map(String::as_str)),
+            );
+            findings.extend(grants(rel, text, head, &words));
+        }
     }
     let description = head.and_then(|h| h.description.as_deref()).unwrap_or("").to_lowercase();
     if !NETWORK_WORDS.iter().any(|w| description.contains(w))
-        && let Some(finding) = texts.iter().find_map(|(rel, text)| network_reach(rel, text))
+        && let Some(finding) = texts().find_map(|(rel, text)| network_reach(rel, &text))
     {
         findings.push(finding);
     }
@@ -184,19 +186,22 @@ fn specs(value: &str) -> Vec<String> {
     out.into_iter().map(|s| s.trim_matches(['"', '\'']).to_owned()).filter(|s| !s.is_empty()).collect()
 }
 
-/// Every word of `texts`, lowercased: runs of letters, digits, `_`, `.`
-/// and `-`, without a trailing `.` or `-`.
+/// The characters that join letters and digits into a word: `notes.sh`,
+/// `git-lfs`, `ssh_config`; a call also takes `:` (`Net::HTTP`).
+const WORD_JOINS: &[char] = &['_', '.', '-'];
+const CALL_JOINS: &[char] = &['_', '.', '-', ':'];
+
+/// The words of `text` with their byte offsets: runs of letters, digits and
+/// `joins`, without a trailing `.`, `-` or `:`.
+fn word_spans<'t>(text: &'t str, joins: &'static [char]) -> impl Iterator<Item = (usize, &'t str)> {
+    text.split(move |c: char| !(c.is_alphanumeric() || joins.contains(&c)))
+        .map(move |word| (word.as_ptr() as usize - text.as_ptr() as usize, word.trim_end_matches(['.', '-', ':'])))
+        .filter(|(_, word)| !word.is_empty())
+}
+
+/// Every word of `texts` ([`WORD_JOINS`]), lowercased.
 fn words<'a>(texts: impl Iterator<Item = &'a str>) -> HashSet<String> {
-    let mut out = HashSet::new();
-    for text in texts {
-        for word in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-            let word = word.trim_end_matches(['.', '-']);
-            if !word.is_empty() {
-                out.insert(word.to_lowercase());
-            }
-        }
-    }
-    out
+    texts.flat_map(|text| word_spans(text, WORD_JOINS)).map(|(_, word)| word.to_lowercase()).collect()
 }
 
 /// The findings of the `allowed-tools` of `SKILL.md` (`rel`, `text`).
@@ -235,29 +240,17 @@ fn network_reach(rel: &Path, text: &str) -> Option<Finding> {
     if kind(rel, text) == Kind::Markdown {
         return None;
     }
-    let mut start = None;
-    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
-        let in_word = c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':');
-        match (in_word, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                start = None;
-                let word = text[s..i].trim_end_matches(['.', '-', ':']).to_lowercase();
-                let call = NETWORK_CALLS.iter().find(|call| {
-                    word == **call
-                        || word.strip_prefix(**call).is_some_and(|rest| rest.starts_with('.'))
-                        || word.strip_suffix(**call).is_some_and(|rest| rest.ends_with('.'))
-                });
-                if let Some(call) = call {
-                    let lines = Lines::new(text);
-                    let rule = known("scope.undeclared-network");
-                    let detail = format!("{call}, while the description says nothing of the network");
-                    let hit = Hit::new(rule, s, detail, excerpt(lines.line_of(s).1, 120));
-                    return Some(hit.at(rel, lines.position(s)));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let (at, call) = word_spans(text, CALL_JOINS).find_map(|(at, word)| {
+        let word = word.to_lowercase();
+        let call = NETWORK_CALLS.iter().find(|call| {
+            word == **call
+                || word.strip_prefix(**call).is_some_and(|rest| rest.starts_with('.'))
+                || word.strip_suffix(**call).is_some_and(|rest| rest.ends_with('.'))
+        })?;
+        Some((at, call))
+    })?;
+    let lines = Lines::new(text);
+    let detail = format!("{call}, while the description says nothing of the network");
+    let hit = Hit::new(known("scope.undeclared-network"), at, detail, excerpt(lines.line_of(at).1, 120));
+    Some(hit.at(rel, lines.position(at)))
 }
