@@ -17,7 +17,7 @@ use skilldeck::doctor;
 use skilldeck::store::SkillStore;
 use skilldeck::{
     AgentProfile, Budget, Catalog, CatalogBuilder, Filter, FrontmatterMode, LoadSkillTool, SampleLimit, SkillDef,
-    SkillTool, Skip, SkipReason, Symlinks, ToolResult, Warning, escape_control, render,
+    SkillTool, Skip, Symlinks, ToolResult, Warning, escape_control, render,
 };
 
 /// mimalloc rather than the system allocator: a cold `list` of a large tree
@@ -541,12 +541,11 @@ fn warn_refused(skips: &[Skip], verbose: bool) {
 
 /// The text [`warn_refused`] prints.
 fn refused_lines(skips: &[Skip], verbose: bool) -> String {
-    let refused: Vec<&Skip> = skips.iter().filter(|skip| skip.reason == SkipReason::Risky).collect();
+    let refused: Vec<String> = skips.iter().filter_map(Skip::refusal).collect();
     let shown = if verbose { refused.len() } else { refused.len().min(WARNINGS_SHOWN) };
     let mut out = String::new();
-    for skip in &refused[..shown] {
-        let line = format!("refused: {}: {}", skip.location, skip.detail.as_deref().unwrap_or_default());
-        out.push_str(&format!("skilldeck: warning: {}\n", escape_control(&line)));
+    for line in &refused[..shown] {
+        out.push_str(&format!("skilldeck: warning: {}\n", escape_control(line)));
     }
     if shown < refused.len() {
         out.push_str(&format!(

@@ -22,8 +22,8 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use skilldeck::store::SkillStore;
 use skilldeck::{
-    AgentProfile, Budget, Catalog, CatalogBuilder, LiveCatalog, LoadSkillTool, SkillTool, Skip, SkipReason,
-    ToolDeclaration, ToolResult,
+    AgentProfile, Budget, Catalog, CatalogBuilder, LiveCatalog, LoadSkillTool, SkillTool, Skip, ToolDeclaration,
+    ToolResult,
 };
 use tokio::sync::broadcast;
 
@@ -786,16 +786,14 @@ impl SkillServer {
     /// generation before it did not: the first catalog's are printed by the
     /// command that read it.
     fn report_refused(&self, previous: &Catalog, next: &Catalog) {
-        fn risky(catalog: &Catalog) -> impl Iterator<Item = &Skip> {
-            catalog.skips().iter().filter(|s| s.reason == SkipReason::Risky)
-        }
-        let before: HashSet<&str> = risky(previous).map(|s| s.location.as_str()).collect();
-        let new: Vec<&Skip> = risky(next).filter(|s| !before.contains(s.location.as_str())).collect();
+        let risky = |skip: &&Skip| skip.refusal().is_some();
+        let before: HashSet<&str> = previous.skips().iter().filter(risky).map(|s| s.location.as_str()).collect();
+        let new: Vec<String> =
+            next.skips().iter().filter(|s| !before.contains(s.location.as_str())).filter_map(Skip::refusal).collect();
         let shown = if self.shared.options.verbose { new.len() } else { new.len().min(DIAGNOSTICS_SHOWN) };
-        for skip in &new[..shown] {
-            let line = format!("refused: {}: {}", skip.location, skip.detail.as_deref().unwrap_or_default());
+        for line in &new[..shown] {
             tracing::warn!("{line}");
-            self.shared.subscribers.log(Severity::Warning, line);
+            self.shared.subscribers.log(Severity::Warning, line.clone());
         }
         if shown < new.len() {
             let summary = format!(

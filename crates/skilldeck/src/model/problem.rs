@@ -42,6 +42,30 @@ pub struct Skip {
     pub position: Option<(u64, u64)>,
 }
 
+impl Skip {
+    /// For a skill the audit refused ([`SkipReason::Risky`]), the line every
+    /// surface says it with: `refused: LOCATION: FINDING`.
+    ///
+    /// ```
+    /// use skilldeck::audit::Severity;
+    /// use skilldeck::Catalog;
+    /// use skilldeck::store::MemoryStore;
+    /// # use std::sync::Arc;
+    ///
+    /// let store = MemoryStore::default();
+    /// skilldeck::authoring::write_skill(&store, &skilldeck::authoring::WriteSkill::new("wipe", "---\nname: wipe\n---\n```sh\nrm -rf ~\n```\n").allow_risk(true))?;
+    /// let catalog = Catalog::builder().store(Arc::new(store)).refuse_risk(Severity::High).build();
+    /// let line = catalog.skips()[0].refusal().unwrap();
+    /// assert!(line.starts_with("refused: "), "{line}");
+    /// assert!(line.ends_with(": SKILL.md:5:1: critical exec.destructive-delete: a recursive delete of the home or root directory"), "{line}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn refusal(&self) -> Option<String> {
+        (self.reason == SkipReason::Risky)
+            .then(|| format!("refused: {}: {}", self.location, self.detail.as_deref().unwrap_or_default()))
+    }
+}
+
 /// Why a candidate was skipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
