@@ -28,8 +28,13 @@ const SCRIPT_EXTENSIONS: [&str; 19] = [
     "cmd", "lua",
 ];
 
+/// A file's extension, lowercased (empty when it has none).
+fn extension(rel: &Path) -> String {
+    rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
+}
+
 pub(super) fn kind(rel: &Path, text: &str) -> Kind {
-    let ext = rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext = extension(rel);
     if matches!(ext.as_str(), "md" | "markdown" | "mdx") {
         Kind::Markdown
     } else if SCRIPT_EXTENSIONS.contains(&ext.as_str()) || text.starts_with("#!") {
@@ -41,12 +46,11 @@ pub(super) fn kind(rel: &Path, text: &str) -> Kind {
 
 /// Whether a file is a shell script, by its extension or its `#!` line.
 fn is_shell(rel: &Path, text: &str) -> bool {
-    let ext = rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    // The interpreter is the shebang's last word, after its last `/` or space.
     let shebang = text.lines().next().filter(|l| l.starts_with("#!")).unwrap_or("");
-    matches!(ext.as_str(), "sh" | "bash" | "zsh" | "ksh")
-        || ["sh", "bash", "zsh", "ksh", "dash"]
-            .iter()
-            .any(|s| shebang.ends_with(&format!("/{s}")) || shebang.ends_with(&format!(" {s}")))
+    let interpreter = shebang.rsplit(['/', ' ']).next().unwrap_or("");
+    matches!(extension(rel).as_str(), "sh" | "bash" | "zsh" | "ksh")
+        || matches!(interpreter, "sh" | "bash" | "zsh" | "ksh" | "dash")
 }
 
 /// What one file gave.
