@@ -61,6 +61,7 @@ mod indirect;
 mod markdown;
 mod patterns;
 mod payload;
+mod prefilter;
 mod rules;
 mod scan;
 mod scope;

@@ -1,16 +1,15 @@
 //! The audit's text patterns as data: each names the rule it finds (or
 //! marks a way to send data out, or a cue that a hidden comment speaks to
-//! the model) and the view it is matched on. They are compiled once into one
-//! set per view, and a file's view is scanned once per set; only the patterns
-//! the set found are run again, alone, to find where.
+//! the model) and the view it is matched on. They are compiled once per
+//! view: a file's view is searched once for the literals they need
+//! ([`prefilter`](super::prefilter)), and only the patterns it may hold are
+//! run.
 
 use std::sync::LazyLock;
 
 use regex::bytes::{Regex, RegexBuilder};
-use regex_automata::meta;
-use regex_automata::util::syntax;
-use regex_automata::{Input, PatternSet};
 
+use super::prefilter::Prefilter;
 use super::view::Fold;
 
 /// What a match of a pattern means.
@@ -452,8 +451,8 @@ pub(super) static PATTERNS: &[Pattern] = &[
     cue(r"\binstructions?\s(for|to)\s(the\s)?(ai|model|assistant|agent)\b"),
 ];
 
-/// The table compiled: per view, one set to find which patterns match and
-/// each pattern alone to find where.
+/// The table compiled: per view, the prefilter that tells which patterns
+/// can match a text, and each pattern alone to find where.
 pub(super) struct Compiled {
     pub(super) phrase: Set,
     pub(super) command: Set,
@@ -461,7 +460,7 @@ pub(super) struct Compiled {
 
 /// The patterns of one view.
 pub(super) struct Set {
-    set: meta::Regex,
+    prefilter: Prefilter,
     /// The index into [`PATTERNS`] and the compiled pattern, in set order.
     pub(super) each: Vec<(usize, Regex)>,
 }
@@ -470,49 +469,42 @@ impl Set {
     /// The patterns of `fold`, compiled over bytes with Unicode off: `\b`,
     /// `\w`, `\s` and `(?i)` are ASCII's, and `[^\n]` any byte.
     ///
-    /// Unicode classes and boundaries made the set's lazy DFA give up on the
-    /// first non-ASCII byte of a text (falling back to its slowest engine)
-    /// or rebuild its states without end: on a public registry's skills
-    /// (emoji, CJK, typographic quotes) that was nine tenths of the audit's
-    /// time. Every pattern is ASCII and matches ASCII words, and the views
-    /// have whitespace collapsed and (for phrases) look-alike letters folded
-    /// to ASCII already, so ASCII semantics find what the patterns mean.
-    /// The set has no prefilter: its literals (`curl`, `you must`, `.ssh`, …)
-    /// are so many and so common that looking for them first was slower than
-    /// the DFA's one pass over the text.
+    /// Unicode classes and boundaries made the lazy DFA give up on the first
+    /// non-ASCII byte of a text (falling back to its slowest engine): on a
+    /// public registry's skills (emoji, CJK, typographic quotes) that was
+    /// nine tenths of the audit's time. Every pattern is ASCII and matches
+    /// ASCII words, and the views have whitespace collapsed and (for
+    /// phrases) look-alike letters folded to ASCII already, so ASCII
+    /// semantics find what the patterns mean.
     fn compile(fold: Fold) -> Result<Set, String> {
         let chosen: Vec<usize> = (0..PATTERNS.len()).filter(|&i| PATTERNS[i].fold == fold).collect();
         let regexes: Vec<&str> = chosen.iter().map(|&i| PATTERNS[i].regex).collect();
-        let set = meta::Builder::new()
-            .configure(
-                meta::Config::new()
-                    .match_kind(regex_automata::MatchKind::All)
-                    .auto_prefilter(false)
-                    .hybrid_cache_capacity(DFA_SIZE_LIMIT),
-            )
-            .syntax(syntax::Config::new().unicode(false).utf8(false))
-            .build_many(&regexes)
-            .map_err(|error| error.to_string())?;
         let each = chosen
             .into_iter()
             .map(|i| Ok((i, RegexBuilder::new(PATTERNS[i].regex).unicode(false).build()?)))
             .collect::<Result<_, regex::Error>>()
             .map_err(|error| error.to_string())?;
-        Ok(Set { set, each })
+        Ok(Set { prefilter: Prefilter::new(&regexes)?, each })
+    }
+
+    /// The indices (into [`Set::each`]) of the patterns that can match
+    /// `text`, in order: every one that matches, and some that do not.
+    pub(super) fn candidates(&self, text: &[u8]) -> Vec<usize> {
+        self.prefilter.candidates(text)
     }
 
     /// The indices (into [`Set::each`]) of the patterns that match `text`
     /// somewhere, in order.
     pub(super) fn matching(&self, text: &[u8]) -> Vec<usize> {
-        let mut found = PatternSet::new(self.set.pattern_len());
-        self.set.which_overlapping_matches(&Input::new(text), &mut found);
-        found.iter().map(|id| id.as_usize()).collect()
+        self.candidates(text).into_iter().filter(|&i| self.each[i].1.is_match(text)).collect()
+    }
+
+    /// How many literal needs the prefilter gives the pattern at `index`.
+    #[cfg(test)]
+    pub(super) fn need_count(&self, index: usize) -> usize {
+        self.prefilter.need_count(index)
     }
 }
-
-/// The lazy DFA's cache for a set, per thread: room for the states a
-/// large set visits on varied text, so that they are not rebuilt.
-const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 /// The compiled table, or the compiler's complaint (a bug in the table that
 /// a unit test catches first).

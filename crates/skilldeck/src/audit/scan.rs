@@ -121,7 +121,7 @@ fn matches(
     channels: &mut Vec<usize>,
 ) {
     let mut comments = HashSet::new();
-    for index in set.matching(view.text.as_bytes()) {
+    for index in set.candidates(view.text.as_bytes()) {
         let (pattern, regex) = &set.each[index];
         let pattern = &PATTERNS[*pattern];
         for m in regex.find_iter(view.text.as_bytes()) {

@@ -198,24 +198,27 @@ fn plain_run(bytes: &[u8], from: usize, fold: Fold) -> usize {
         Fold::Phrase => &PLAIN[1],
     };
     let rest = bytes.get(from..).unwrap_or_default();
-    let mut after_plain = false;
-    rest.iter()
-        .position(|&b| {
-            let taken = plain[usize::from(b)] || (b == b' ' && after_plain);
-            after_plain = b != b' ';
-            !taken
-        })
-        .unwrap_or(rest.len())
+    // A space after a byte that is not copied goes through `View::space`, which
+    // knows what came before it.
+    if rest.first() == Some(&b' ') {
+        return 0;
+    }
+    let end = rest.iter().position(|&b| !plain[usize::from(b)]).unwrap_or(rest.len());
+    let run = rest.get(..end).unwrap_or_default();
+    // The run ends after the first of two spaces.
+    memchr::memmem::find(run, b"  ").map_or(end, |double| double + 1)
 }
 
-/// Which bytes [`plain_run`] copies as they are, for commands and for
-/// phrases: a table, as this is asked of every byte of every file.
+/// Which bytes [`plain_run`] copies as they are (phrases lowercased), for
+/// commands and for phrases: printable ASCII and the space, less what the
+/// fold drops or reads as an escape. A table, as this is asked of every byte
+/// of every file.
 const PLAIN: [[bool; 256]; 2] = {
     let mut table = [[false; 256]; 2];
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
-        let graphic = byte.is_ascii_graphic();
+        let graphic = byte.is_ascii_graphic() || byte == b' ';
         table[0][b] = graphic && !matches!(byte, b'\\' | b'"' | b'\'');
         table[1][b] = graphic && !matches!(byte, b'*' | b'_');
         b += 1;
