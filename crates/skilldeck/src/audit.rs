@@ -58,6 +58,7 @@ use crate::source::walk::{SKILL_MD, audit_walker, candidate_order, walker};
 
 mod allow;
 mod indirect;
+mod lowering;
 mod markdown;
 mod patterns;
 mod payload;
@@ -415,11 +416,16 @@ impl Auditor {
     fn report(&self, dir: &Path, (files, limit): (Vec<Read>, Option<String>), compiled: &Compiled) -> Report {
         let mut report = Report { dir: dir.to_path_buf(), ..Report::default() };
         let mut findings = Vec::new();
-        let mut channel = None;
+        // Every place data leaves: (file, line, column, whether the file is Markdown).
+        let mut channels: Vec<(PathBuf, u64, u64, bool)> = Vec::new();
         let mut markers = Vec::new();
         let head = scope::Head::of(&files);
         findings.extend(scope::check(&files, head.as_ref()));
-        let description = head.and_then(|h| h.description).unwrap_or_default();
+        let skill_md = files.iter().find(|(rel, _)| rel == Path::new(SKILL_MD)).and_then(|(_, b)| b.as_ref().ok());
+        let named = head.map_or_else(lowering::Named::default, |h| {
+            let text = skill_md.map(|b| String::from_utf8_lossy(b)).unwrap_or_default();
+            lowering::Named::new(h.name.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or(""), &text)
+        });
         for (rel, bytes) in files {
             let bytes = match bytes {
                 Ok(bytes) => bytes,
@@ -428,21 +434,28 @@ impl Auditor {
                     continue;
                 }
             };
-            let scanned = scan::scan_file(&rel, &bytes, compiled, &description);
-            if channel.is_none()
-                && let Some(&(line, column)) = scanned.channels.first()
-            {
-                channel = Some(format!("{}:{line}:{column}", rel.display()));
-            }
+            let scanned = scan::scan_file(&rel, &bytes, compiled, &named);
+            let markdown = scan::is_markdown(&rel);
+            channels.extend(scanned.channels.iter().map(|&(line, column)| (rel.clone(), line, column, markdown)));
             findings.extend(scanned.findings);
             markers.extend(scanned.markers.into_iter().map(|(marker, at)| (rel.clone(), marker, at)));
         }
         if let Some(unread) = limit {
             report.unread.push(Unread { path: PathBuf::from("."), reason: unread });
         }
-        if let Some(channel) = &channel {
-            for finding in findings.iter_mut().filter(|f| f.rule.id == "secrets.read") {
-                exfiltrate(finding, channel);
+        for finding in findings.iter_mut().filter(|f| f.rule.id == "secrets.read") {
+            // A read in a script leaves by any send of the skill; one in Markdown by a
+            // script's, or by a send in the same passage of the same file (a guide's
+            // credential path and its API call two hundred lines on are two tasks).
+            let read_in_markdown = scan::is_markdown(&finding.path);
+            let pairs = |(path, line, _, markdown): &&(PathBuf, u64, u64, bool)| {
+                !read_in_markdown
+                    || !markdown
+                    || (*path == finding.path && line.abs_diff(finding.line) <= PASSAGE_LINES)
+            };
+            if let Some((path, line, column, _)) = channels.iter().find(pairs) {
+                let channel = format!("{}:{line}:{column}", path.display());
+                exfiltrate(finding, &channel);
             }
         }
         for (path, marker, (line, column)) in markers {
@@ -478,6 +491,10 @@ fn compiled() -> Result<&'static Compiled, AuditError> {
 
 /// A `secrets.read` finding made `secrets.exfiltrate`: the skill sends data
 /// out at `channel`.
+/// How many lines apart a credential read and a send in one Markdown file
+/// may be and still be one passage of instructions.
+const PASSAGE_LINES: u64 = 20;
+
 fn exfiltrate(finding: &mut Finding, channel: &str) {
     let rule = rules::known("secrets.exfiltrate");
     finding.rule = rule;

@@ -23,20 +23,33 @@ pub(super) enum Role {
     /// Both a finding of this rule and a way to send data out.
     FindingAndChannel(&'static str),
     /// Words that make a hidden comment an instruction to the model.
-    Cue,
+    Cue(Cue),
 }
 
 impl Role {
     pub(super) fn rule(self) -> Option<&'static str> {
         match self {
             Role::Finding(rule) | Role::FindingAndChannel(rule) => Some(rule),
-            Role::Channel | Role::Cue => None,
+            Role::Channel | Role::Cue(_) => None,
         }
     }
 
     pub(super) fn is_channel(self) -> bool {
         matches!(self, Role::Channel | Role::FindingAndChannel(_))
     }
+}
+
+/// What the words of a hidden comment say of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cue {
+    /// It speaks to the model (you should, assistant:).
+    Addresses,
+    /// It orders what the user would refuse (ignore, secretly, don't tell).
+    Covert,
+    /// It names an action on data or the system (upload, send, execute,
+    /// install, delete): said to the model, that is an order beyond the
+    /// document; alone, it is nothing.
+    Acts,
 }
 
 /// One pattern of the table.
@@ -58,8 +71,8 @@ const fn channel(regex: &'static str) -> Pattern {
     Pattern { role: Role::Channel, fold: Fold::Command, regex }
 }
 
-const fn cue(regex: &'static str) -> Pattern {
-    Pattern { role: Role::Cue, fold: Fold::Phrase, regex }
+const fn cue(cue: Cue, regex: &'static str) -> Pattern {
+    Pattern { role: Role::Cue(cue), fold: Fold::Phrase, regex }
 }
 
 /// A shell, after a pipe: `| sh`, `| sudo bash`, `| env X=1 zsh`, fish's `| source`.
@@ -74,98 +87,6 @@ macro_rules! system_path {
     () => {
         r"/(etc|usr|bin|sbin|lib|lib64|boot|var|opt|System|Library)?(/|\s|$)"
     };
-}
-
-/// The hosts (and, on a shared host, the owner's path) whose documented
-/// installer is a download piped into a shell: a toolchain's or platform's
-/// own, well known, served over https. A pipe-to-shell line whose every URL
-/// is one of them is reported at medium: it still runs unreviewed code, but
-/// the code of the tool the skill is about, from its vendor.
-pub(super) const VENDOR_INSTALLERS: &[&str] = &[
-    "sh.rustup.rs",
-    "bun.sh",
-    "astral.sh",
-    "deno.land",
-    "get.docker.com",
-    "ollama.com",
-    "get.pnpm.io",
-    "install.python-poetry.org",
-    "sdk.cloud.google.com",
-    "deb.nodesource.com",
-    "rpm.nodesource.com",
-    "tailscale.com",
-    "get.k3s.io",
-    "starship.rs",
-    "claude.ai",
-    "fnm.vercel.app",
-    "get.volta.sh",
-    "mise.run",
-    "pixi.sh",
-    "aka.ms",
-    "raw.githubusercontent.com/Homebrew/",
-    "raw.githubusercontent.com/nvm-sh/",
-    "raw.githubusercontent.com/helm/",
-];
-
-/// Domains many publishers share: naming one in a description names no vendor.
-const SHARED_DOMAINS: &[&str] = &[
-    "github.com",
-    "githubusercontent.com",
-    "github.io",
-    "gitlab.com",
-    "bitbucket.org",
-    "sourceforge.net",
-    "amazonaws.com",
-    "cloudfront.net",
-    "googleapis.com",
-    "azureedge.net",
-    "vercel.app",
-    "netlify.app",
-    "herokuapp.com",
-    "pages.dev",
-    "workers.dev",
-];
-
-/// Why a pipe-to-shell line is lowered to medium, if it is: every URL on it
-/// is https and at a [`VENDOR_INSTALLERS`] host, or at a domain the skill's
-/// `description` names (`inference.sh` in "Run AI apps via the inference.sh
-/// CLI"): the vendor the user was told of before installing.
-pub(super) fn vendor_installer(line: &str, description: &str) -> Option<&'static str> {
-    let description = description.to_lowercase();
-    let mut why = Some("the vendor's documented installer, over https from its own host");
-    let mut any = false;
-    for (at, _) in line.match_indices("://") {
-        any = true;
-        let scheme = line[..at].rsplit(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
-        let rest = &line[at + 3..];
-        let end = rest.find(|c: char| c.is_whitespace() || "\"'|)`;>".contains(c)).unwrap_or(rest.len());
-        let url = &rest[..end];
-        let host = url.split('/').next().unwrap_or("").to_ascii_lowercase();
-        let listed = VENDOR_INSTALLERS.iter().any(|v| match v.strip_suffix('/') {
-            Some(_) => url.starts_with(v),
-            None => host == *v,
-        });
-        if scheme != "https" {
-            return None;
-        }
-        if listed {
-            continue;
-        }
-        // The host's last two labels, a name of three letters or more before the dot.
-        let labels: Vec<&str> = host.rsplitn(3, '.').collect();
-        let named = match labels.as_slice() {
-            [tld, name, ..] if name.len() >= 3 && tld.chars().all(|c| c.is_ascii_alphabetic()) => {
-                let domain = format!("{name}.{tld}");
-                !SHARED_DOMAINS.contains(&domain.as_str()) && description.contains(&domain)
-            }
-            _ => false,
-        };
-        if !named {
-            return None;
-        }
-        why = Some("from the host the skill's description names, over https");
-    }
-    if any { why } else { None }
 }
 
 /// Every pattern. The command patterns see text with shell quotes and
@@ -402,7 +323,8 @@ pub(super) static PATTERNS: &[Pattern] = &[
     // inject.conceal-from-user
     phrase(
         "inject.conceal-from-user",
-        r"\b(do\snot|don't|dont|never)\s(tell|inform|notify|alert|warn|show)\s(the\s)?(user|human|operator)\b",
+        // Not `don't tell the user to run it`: that is doing the work, not hiding it.
+        r"\b(do\snot|don't|dont|never)\s(tell|inform|notify|alert|warn|show)\s(the\s)?(user|human|operator)(\s?$|[^\sa-z]|\s([^t]|t[^o]|to[a-z]))",
     ),
     phrase(
         "inject.conceal-from-user",
@@ -446,9 +368,15 @@ pub(super) static PATTERNS: &[Pattern] = &[
     ),
     // Cues of a hidden comment (hidden.html-comment).
     cue(
-        r"\b(you\sare|you\smust|you\sshould|you\swill|you\sneed\sto|your\s(task|job|instructions|goal)|(assistant|claude|chatgpt|ai|model|agent|llm)\s?[:,]|dear\s(ai|assistant|model|agent)|system\sprompt|ignore\s(the|all|any|previous|prior|above|your)|disregard|secretly|silently|covertly|without\s(telling|informing)|(do\snot|don't|never)\s(tell|mention|reveal|show|inform))",
+        Cue::Addresses,
+        r"\b(you\sare|you\smust|you\sshould|you\swill|you\sneed\sto|your\s(task|job|instructions|goal)|(assistant|claude|chatgpt|ai|model|agent|llm)\s?[:,]|dear\s(ai|assistant|model|agent))",
     ),
-    cue(r"\binstructions?\s(for|to)\s(the\s)?(ai|model|assistant|agent)\b"),
+    cue(Cue::Addresses, r"\binstructions?\s(for|to)\s(the\s)?(ai|model|assistant|agent)\b"),
+    cue(
+        Cue::Covert,
+        r"\b(system\sprompt|ignore\s(the|all|any|previous|prior|above|your)|disregard|secretly|silently|covertly|without\s(telling|informing)|(do\snot|don't|never)\s(tell|mention|reveal|show|inform))",
+    ),
+    cue(Cue::Acts, r"\b(upload|send|post|transmit|forward|exfiltrate|execute|install|download|delete|curl|wget)\b"),
 ];
 
 /// The table compiled: per view, the prefilter that tells which patterns

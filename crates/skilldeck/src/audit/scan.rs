@@ -2,11 +2,13 @@
 //! detector; its hits placed at file lines and columns.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::path::Path;
 
 use super::allow::{self, Marker};
+use super::lowering::{self, Named};
 use super::markdown::{self, Markdown};
-use super::patterns::{self, Compiled, PATTERNS, Role, Set};
+use super::patterns::{Compiled, Cue, PATTERNS, Role, Set};
 use super::payload::{self, Sniffed};
 use super::rules::{Severity, known};
 use super::view::{Fold, Lines, View, excerpt};
@@ -33,9 +35,14 @@ fn extension(rel: &Path) -> String {
     rel.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default()
 }
 
+/// Whether `rel` is Markdown, by its extension.
+pub(super) fn is_markdown(rel: &Path) -> bool {
+    matches!(extension(rel).as_str(), "md" | "markdown" | "mdx")
+}
+
 pub(super) fn kind(rel: &Path, text: &str) -> Kind {
     let ext = extension(rel);
-    if matches!(ext.as_str(), "md" | "markdown" | "mdx") {
+    if is_markdown(rel) {
         Kind::Markdown
     } else if SCRIPT_EXTENSIONS.contains(&ext.as_str()) || text.starts_with("#!") {
         Kind::Script
@@ -64,9 +71,9 @@ pub(super) struct Scanned {
 }
 
 /// Scans the file `rel` (relative to its skill) holding `bytes`.
-/// `description` is the skill's, which may name the vendor an installer
-/// comes from.
-pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, description: &str) -> Scanned {
+/// `named` is what the skill says of itself, which may name the vendor an
+/// installer comes from.
+pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, named: &Named) -> Scanned {
     let mut hits = Vec::new();
     let mut scanned = Scanned::default();
     let sniffed = payload::sniff(bytes);
@@ -88,14 +95,16 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, descripti
         payload::minified(&lines, &mut hits);
     }
     let markdown = (kind == Kind::Markdown).then(|| Markdown::new(&text, &lines));
-    let mut channels = Vec::new();
+    let mut found = Found { hits, ..Found::default() };
     for (set, fold) in [(&compiled.phrase, Fold::Phrase), (&compiled.command, Fold::Command)] {
         let view = View::new(&text, fold);
-        matches(set, &view, &lines, markdown.as_ref(), description, &mut hits, &mut channels);
+        matches(set, &view, &lines, markdown.as_ref(), named, &mut found);
         if fold == Fold::Command && is_shell(rel, &text) {
-            indirect::scan(set, &view, &lines, &mut hits, &mut channels);
+            indirect::scan(set, &view, &lines, &mut found.hits, &mut found.channels);
         }
     }
+    let Found { mut hits, channels, comments } = found;
+    hidden_comments(comments, &lines, &mut hits);
     scanned.channels = channels.into_iter().map(|at| lines.position(at)).collect();
     scanned.markers =
         allow::markers(&text, &lines).into_iter().map(|m| (m.offset, m)).map(|(o, m)| (m, lines.position(o))).collect();
@@ -110,17 +119,18 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, descripti
     scanned
 }
 
-/// The hits and channels of one view's patterns.
-fn matches(
-    set: &Set,
-    view: &View,
-    lines: &Lines<'_>,
-    markdown: Option<&Markdown>,
-    description: &str,
-    hits: &mut Vec<Hit>,
-    channels: &mut Vec<usize>,
-) {
-    let mut comments = HashSet::new();
+/// What a file's views gave, by byte offsets: hits, places data leaves,
+/// and hidden comments with the cues found in each.
+#[derive(Default)]
+struct Found {
+    hits: Vec<Hit>,
+    channels: Vec<usize>,
+    comments: Vec<(Range<usize>, Vec<Cue>)>,
+}
+
+/// What one view's patterns find.
+fn matches(set: &Set, view: &View, lines: &Lines<'_>, markdown: Option<&Markdown>, named: &Named, found: &mut Found) {
+    let Found { hits, channels, comments } = found;
     for index in set.candidates(view.text.as_bytes()) {
         let (pattern, regex) = &set.each[index];
         let pattern = &PATTERNS[*pattern];
@@ -129,18 +139,12 @@ fn matches(
             if pattern.fold == Fold::Command && markdown.is_some_and(|md| md.in_identifier(at)) {
                 continue;
             }
-            if pattern.role == Role::Cue {
-                if let Some(comment) = markdown.and_then(|md| md.hidden_at(at))
-                    && comments.insert(comment.start)
-                {
-                    let text = lines.line_of(comment.start).1;
-                    let hit = Hit::new(
-                        known("hidden.html-comment"),
-                        comment.start,
-                        "it addresses the model".into(),
-                        excerpt(text, 120),
-                    );
-                    hits.push(hit);
+            if let Role::Cue(cue) = pattern.role {
+                if let Some(comment) = markdown.and_then(|md| md.hidden_at(at)) {
+                    match comments.iter_mut().find(|(range, _)| range.start == comment.start) {
+                        Some((_, cues)) => cues.push(cue),
+                        None => comments.push((comment.clone(), vec![cue])),
+                    }
                 }
                 continue;
             }
@@ -172,9 +176,16 @@ fn matches(
                 hits.push(hit);
                 continue;
             }
-            let lowered = lowered.or_else(|| {
-                (rule == "exec.pipe-to-shell").then(|| patterns::vendor_installer(line, description)).flatten()
-            });
+            let lowered = lowered
+                .or_else(|| match rule {
+                    "exec.pipe-to-shell" => {
+                        lowering::vendor_installer(line, named).or_else(|| lowering::placeholder_download(line))
+                    }
+                    "persist.shell-rc" => lowering::setting_only(line),
+                    "persist.launch-agent" | "persist.systemd-user" => lowering::own_service(line, named),
+                    _ => None,
+                })
+                .or_else(|| (pattern.fold == Fold::Command).then(|| lowering::pattern_source(line)).flatten());
             hit.lowered = lowered;
             if let Some(why) = lowered
                 && hit.severity > Severity::Medium
@@ -184,6 +195,31 @@ fn matches(
             }
             hits.push(hit);
         }
+    }
+}
+
+/// The findings of the hidden comments that address the model or order
+/// something covert: high when one orders something covert, or addresses
+/// the model and names an action on data or the system, or holds another
+/// finding; medium when it only speaks to the model (a template's
+/// `<!-- You should list the steps here -->`).
+fn hidden_comments(comments: Vec<(Range<usize>, Vec<Cue>)>, lines: &Lines<'_>, hits: &mut Vec<Hit>) {
+    for (range, cues) in comments {
+        let covert = cues.contains(&Cue::Covert);
+        let addresses = cues.contains(&Cue::Addresses);
+        if !covert && !addresses {
+            continue;
+        }
+        let holds_finding = hits.iter().any(|hit| range.contains(&hit.offset));
+        let text = excerpt(lines.line_of(range.start).1, 120);
+        let mut hit = Hit::new(known("hidden.html-comment"), range.start, "it addresses the model".into(), text);
+        if !covert && !cues.contains(&Cue::Acts) && !holds_finding {
+            let why = "it speaks to the model, but orders nothing covert or beyond the document";
+            hit.severity = Severity::Medium;
+            hit.lowered = Some(why);
+            hit.detail = format!("{why}: medium");
+        }
+        hits.push(hit);
     }
 }
 

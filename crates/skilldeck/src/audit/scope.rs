@@ -122,6 +122,7 @@ pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
 
 /// What the frontmatter of `SKILL.md` declares.
 pub(super) struct Head {
+    pub(super) name: Option<String>,
     pub(super) description: Option<String>,
     /// Each tool of `allowed-tools`, with its byte offset in the text.
     tools: Vec<(String, usize)>,
@@ -144,6 +145,7 @@ impl Head {
         // Past the catalog's own limit the skill is not loaded: its head is not read either.
         let yaml = text.get(yaml_start..yaml_end).filter(|yaml| yaml.len() <= DEFAULT_MAX_FRONTMATTER)?;
         let parsed = frontmatter::parse(yaml, 2, FrontmatterMode::Lenient).ok();
+        let name = parsed.as_ref().and_then(|p| p.name.clone());
         let description = parsed.as_ref().and_then(|p| p.description.clone());
         let granted = match parsed.as_ref().and_then(|p| p.frontmatter.get("allowed-tools")) {
             Some(Value::String(s)) => specs(s),
@@ -161,7 +163,7 @@ impl Head {
                 (tool, yaml_start + at)
             })
             .collect();
-        Some(Head { description, tools, body_start })
+        Some(Head { name, description, tools, body_start })
     }
 }
 

@@ -343,7 +343,7 @@ fn constant_shell_variables_are_filled_in() {
 #[test]
 fn the_doc_names_every_vendor_installer_host() {
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/audit-rules.md")).unwrap();
-    for vendor in patterns::VENDOR_INSTALLERS {
+    for vendor in lowering::VENDOR_INSTALLERS {
         let shown = vendor.strip_prefix("raw.githubusercontent.com/").unwrap_or(vendor);
         assert!(doc.contains(shown), "docs/audit-rules.md does not list {vendor}");
     }
