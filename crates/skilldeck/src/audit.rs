@@ -489,12 +489,12 @@ fn compiled() -> Result<&'static Compiled, AuditError> {
     COMPILED.as_ref().map_err(|message| AuditError::Patterns(message.clone()))
 }
 
-/// A `secrets.read` finding made `secrets.exfiltrate`: the skill sends data
-/// out at `channel`.
 /// How many lines apart a credential read and a send in one Markdown file
 /// may be and still be one passage of instructions.
 const PASSAGE_LINES: u64 = 20;
 
+/// A `secrets.read` finding made `secrets.exfiltrate`: the skill sends data
+/// out at `channel`.
 fn exfiltrate(finding: &mut Finding, channel: &str) {
     let rule = rules::known("secrets.exfiltrate");
     finding.rule = rule;
