@@ -66,11 +66,16 @@ pub(super) struct Named {
 
 impl Named {
     pub(super) fn new(name: &str, description: &str, skill_md: &str) -> Named {
-        let text = skill_md.to_lowercase();
+        // Only the link targets are lowercased: a SKILL.md can be large.
+        let text = skill_md;
         let inline = text.match_indices("](").map(|(at, _)| &text[at + 2..]).map(|rest| rest.split(')').next());
         let auto = text.match_indices("<http").map(|(at, _)| &text[at + 1..]).map(|rest| rest.split('>').next());
-        let links =
-            inline.chain(auto).flatten().filter_map(|t| t.split_once("://")).map(|(_, t)| t.to_owned()).collect();
+        let links = inline
+            .chain(auto)
+            .flatten()
+            .filter_map(|target| target.split_once("://"))
+            .map(|(_, target)| target.to_lowercase())
+            .collect();
         Named { name: name.to_lowercase(), description: description.to_lowercase(), links }
     }
 
