@@ -67,9 +67,9 @@ pub(super) struct Named {
 impl Named {
     pub(super) fn new(name: &str, description: &str, skill_md: &str) -> Named {
         // Only the link targets are lowercased: a SKILL.md can be large.
-        let text = skill_md;
-        let inline = text.match_indices("](").map(|(at, _)| &text[at + 2..]).map(|rest| rest.split(')').next());
-        let auto = text.match_indices("<http").map(|(at, _)| &text[at + 1..]).map(|rest| rest.split('>').next());
+        let after = |at: usize, end: char| skill_md[at..].split(end).next();
+        let inline = skill_md.match_indices("](").map(|(at, _)| after(at + 2, ')'));
+        let auto = skill_md.match_indices("<http").map(|(at, _)| after(at + 1, '>'));
         let links = inline
             .chain(auto)
             .flatten()
