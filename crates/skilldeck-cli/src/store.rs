@@ -47,6 +47,9 @@ pub(crate) enum StoreCommand {
         /// The version, 0 being the most recent earlier one.
         #[arg(allow_negative_numbers = true)]
         index: i64,
+        /// Restore the text even when the audit finds something at high or above in it.
+        #[arg(long)]
+        allow_risk: bool,
     },
     /// Print every agent that has records of its own.
     Agents,
@@ -118,10 +121,13 @@ pub(crate) fn run_store(
                 json!(versions.iter().map(|v| json!({"content": v.content, "at": v.at})).collect::<Vec<_>>())
             })
             .map_err(AuthoringError::from),
-        StoreCommand::Restore { name, index } => store
-            .restore(name.trim(), index, agent.map(str::trim).filter(|agent| !agent.is_empty()))
-            .map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
-            .map_err(AuthoringError::from),
+        StoreCommand::Restore { name, index, allow_risk } => {
+            let restored = skilldeck::authoring::restore_skill(store, &name, index, agent, allow_risk);
+            if let Err(AuthoringError::Risky(report)) = &restored {
+                show_report(name.trim(), report);
+            }
+            restored.map(|r| json!({"name": name.trim(), "agent": scope, "updated_at": r.updated_at}))
+        }
         StoreCommand::Agents => store.agents().map(|agents| json!(agents)).map_err(AuthoringError::from),
         StoreCommand::Profiles => store
             .profiles()
@@ -150,10 +156,14 @@ pub(crate) fn run_store(
 /// Prints on stderr, in `skilldeck audit`'s lines, what the audit finds in
 /// the text to store, as `NAME/SKILL.md`: nothing when it finds nothing.
 fn show_audit(name: &str, content: &str) -> anyhow::Result<()> {
-    let mut report = skilldeck::authoring::audit_skill_md(content)?;
-    report.dir = PathBuf::from(name);
-    crate::install::show_audit([&report]);
+    show_report(name, &skilldeck::authoring::audit_skill_md(content)?);
     Ok(())
+}
+
+/// Prints `report`, the audit of the text of record `name`, as [`show_audit`] does.
+fn show_report(name: &str, report: &skilldeck::audit::Report) {
+    let report = skilldeck::audit::Report { dir: PathBuf::from(name), ..report.clone() };
+    crate::install::show_audit([&report]);
 }
 
 /// A refused request: its reason on stderr, exit 1.

@@ -285,3 +285,44 @@ fn store_write_shows_the_audit_and_refuses_high_unless_the_risk_is_allowed() {
     let json: Value = serde_json::from_str(&stdout(&list)).unwrap();
     assert_eq!(json["skills"][0]["audit"]["max_severity"], "critical");
 }
+
+#[test]
+fn store_restore_refuses_a_risky_version_unless_the_risk_is_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("deck.sqlite");
+    let store = |args: &[&str]| skilldeck(&[&["--store", s(&db), "store"], args].concat());
+    let write = |text: &str, extra: &[&str]| {
+        let file = tmp.path().join("in.md");
+        std::fs::write(&file, text).unwrap();
+        store(&[&["write", "wipe", "--file", s(&file)], extra].concat())
+    };
+    let risky = "---\nname: wipe\ndescription: Cleans.\n---\n```sh\nrm -rf ~\n```\n";
+    let safe = "---\nname: wipe\ndescription: Cleans.\n---\nSafe now.\n";
+    assert_eq!(write(risky, &["--allow-risk"]).status.code(), Some(0));
+    assert_eq!(write(safe, &[]).status.code(), Some(0));
+    let stored = std::fs::read(&db).unwrap();
+
+    let refused = store(&["restore", "wipe", "0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let finding = "SKILL.md:6:1: critical exec.destructive-delete: a recursive delete of the home or root directory";
+    assert_eq!(
+        stderr(&refused),
+        format!(
+            "wipe/{finding}\n    rm -rf ~\n1 skill audited: 1 critical\nskilldeck: the audit found 1 finding at high \
+             or above, the first {finding}; nothing was written (--allow-risk stores it anyway)\n"
+        )
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), stored, "a refused restore changes nothing");
+
+    let allowed = store(&["restore", "wipe", "0", "--allow-risk"]);
+    assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
+    let versions: Value = serde_json::from_str(&stdout(&store(&["versions", "wipe"]))).unwrap();
+    assert_eq!(versions[0]["content"], safe, "the text it replaced is the newest earlier version");
+    let list = skilldeck(&["--store", s(&db), "list", "--json", "--audit"]);
+    let json: Value = serde_json::from_str(&stdout(&list)).unwrap();
+    assert_eq!(json["skills"][0]["audit"]["max_severity"], "critical");
+    // A version that is not there is still the store's refusal.
+    let missing = store(&["restore", "wipe", "7"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(stderr(&missing), "skilldeck: version 7 does not exist\n");
+}

@@ -195,6 +195,9 @@ pub(crate) struct DiffPage {
     pub(crate) restore: String,
     pub(crate) lines: Vec<DiffLine>,
     pub(crate) same: bool,
+    /// The audit's findings at high or above in this version, which a
+    /// restore refuses unless the risk is confirmed.
+    pub(crate) risks: Vec<DiagnosticRow>,
 }
 
 pub(crate) struct FileRow {

@@ -435,6 +435,36 @@ fn the_audit_shows_on_the_editors_lines_and_a_risky_save_needs_the_confirmation(
 }
 
 #[test]
+fn restoring_a_risky_version_needs_the_confirmation() {
+    on_each_store(|f| {
+        let risky = "---\nname: wipe\ndescription: Cleans.\n---\n```sh\nrm -rf ~\n```\n";
+        let safe = "---\nname: wipe\ndescription: Cleans.\n---\nSafe now.\n";
+        f.post("/skills", &[("name", "wipe"), ("content", risky), ("began", ""), ("allow_risk", "1")]);
+        f.post("/skills", &[("name", "wipe"), ("content", safe), ("began", risky)]);
+        assert_eq!(f.store.get("wipe", None).unwrap().unwrap().content, safe);
+        // The version's page lists what the audit finds in it, and the box.
+        let finding = "<li data-line=\"6\" data-column=\"1\" class=\"critical\">line 6: critical: a recursive delete of the home or root directory <span class=\"check\">(exec.destructive-delete)</span></li>";
+        f.get("/skills/wipe/versions/0").has(finding).has("id=\"allow_risk\"");
+        let refused = f.post("/skills/wipe/versions/0/restore", &[]);
+        assert_eq!(refused.status, 422);
+        refused.has(finding).has("id=\"allow_risk\"").has(
+            "role=\"alert\">the audit found 1 finding at high or above, the first SKILL.md:6:1: critical \
+             exec.destructive-delete: a recursive delete of the home or root directory; nothing was written. \
+             Read the findings, then tick “Restore anyway” to restore it.</div>",
+        );
+        assert_eq!(f.store.get("wipe", None).unwrap().unwrap().content, safe);
+        let restored = f.post("/skills/wipe/versions/0/restore", &[("allow_risk", "1")]);
+        assert_eq!((restored.status, restored.location()), (303, "/skills/wipe"));
+        assert_eq!(f.store.get("wipe", None).unwrap().unwrap().content, risky);
+        // The safe version, now in the history, has no findings and restores without the box.
+        f.get("/skills/wipe/versions/0").lacks("id=\"allow_risk\"").lacks("id=\"risks\"");
+        let back = f.post("/skills/wipe/versions/0/restore", &[]);
+        assert_eq!(back.status, 303, "{}", back.body);
+        assert_eq!(f.store.get("wipe", None).unwrap().unwrap().content, safe);
+    });
+}
+
+#[test]
 fn static_files_are_served() {
     let f = Fixture::new(Backend::Memory, |_| {}).unwrap();
     let js = f.get("/static/studio.js");

@@ -293,6 +293,58 @@ pub fn write_skill(store: &dyn SkillStore, request: &WriteSkill) -> Result<Recor
     Ok(store.write(name, &request.content, agent, &request.precondition)?)
 }
 
+/// `restore` on a store: makes version `index` of a record's history (0 is
+/// the newest) its current text again, audited as a write is: a text with a
+/// finding at [`RISKY`] or above is [`AuthoringError::Risky`] unless
+/// `allow_risk`, since an old version may have been stored with the risk
+/// allowed, or before the audit knew its rule. The text is written only
+/// while the record is still the one whose history was read, so a save in
+/// between cannot shift which version is restored.
+///
+/// # Example
+///
+/// ```
+/// use skilldeck::authoring::{self, AuthoringError, WriteSkill};
+/// use skilldeck::store::{MemoryStore, SkillStore};
+///
+/// let store = MemoryStore::default();
+/// authoring::write_skill(&store, &WriteSkill::new("wipe", "---\nname: wipe\n---\n```sh\nrm -rf ~\n```\n").allow_risk(true))?;
+/// authoring::write_skill(&store, &WriteSkill::new("wipe", "---\nname: wipe\n---\nSafe now.\n"))?;
+/// let refused = authoring::restore_skill(&store, "wipe", 0, None, false);
+/// assert!(matches!(refused, Err(AuthoringError::Risky(_))));
+/// assert_eq!(store.get("wipe", None)?.unwrap().content, "---\nname: wipe\n---\nSafe now.\n");
+/// authoring::restore_skill(&store, "wipe", 0, None, true)?;
+/// assert!(store.get("wipe", None)?.unwrap().content.contains("rm -rf ~"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`AuthoringError::Risky`] (nothing written), or [`AuthoringError::Store`]:
+/// [`StoreError::NotFound`] for no record, [`StoreError::NoSuchVersion`] for
+/// an index outside its history, [`StoreError::Conflict`] when the record
+/// changed while the version was audited, or a store failure.
+pub fn restore_skill(
+    store: &dyn SkillStore,
+    name: &str,
+    index: i64,
+    agent: Option<&str>,
+    allow_risk: bool,
+) -> Result<Record, AuthoringError> {
+    let (name, agent) = (name.trim(), presence(agent));
+    let current = store.get(name, agent)?.ok_or_else(|| StoreError::NotFound { name: name.to_owned() })?;
+    let versions = store.versions(name, agent)?;
+    let version =
+        usize::try_from(index).ok().and_then(|i| versions.get(i)).ok_or(StoreError::NoSuchVersion { index })?;
+    if !allow_risk {
+        let report = audit_skill_md(&version.content)?;
+        if report.fails_at(RISKY) {
+            return Err(AuthoringError::Risky(Box::new(report)));
+        }
+    }
+    Ok(store.write(name, &version.content, agent, &Precondition::Unchanged(current.content))?)
+}
+
 impl LiveCatalog {
     /// [`write_skill`] to this catalog's own store (the one its builder
     /// reads), then a reload, so the next snapshot serves it.

@@ -9,8 +9,11 @@ use axum::response::Response;
 use similar::{ChangeTag, TextDiff};
 use skilldeck::store::{HISTORY_CAP, SkillStore, StoreError, Version};
 
-use super::{Ctx, Refusal, answer, own_href, record_href, redirect, skill_href};
+use skilldeck::authoring::{self, AuthoringError};
+
+use super::{Ctx, Refusal, answer, diagnostics, own_href, record_href, redirect, skill_href};
 use crate::Studio;
+use crate::flash::Flash;
 use crate::views::{DiffLine, DiffPage, VersionRow, page};
 
 /// Which of `count` earlier versions the one at `index` is, in words.
@@ -61,7 +64,16 @@ fn version_at(
 }
 
 impl Studio {
-    fn version_page(&self, ctx: &Ctx, agent: Option<&str>, name: &str, index: &str) -> Result<Response, Refusal> {
+    /// Version `index` against the current text, with the audit's findings
+    /// at high or above in it; `refused` is why a restore of it was not done.
+    fn version_page(
+        &self,
+        ctx: &Ctx,
+        agent: Option<&str>,
+        name: &str,
+        index: &str,
+        refused: Option<Refusal>,
+    ) -> Result<Response, Refusal> {
         let store = self.store()?;
         let (i, version, count) = version_at(store, agent, name, index)?;
         let current = store.get(name, agent)?;
@@ -79,8 +91,11 @@ impl Studio {
                 text: change.value().trim_end_matches(['\n', '\r']).to_owned(),
             })
             .collect();
+        let risks = diagnostics(&version.content, Some(name)).into_iter().filter(|d| d.risky).collect();
+        let status = refused.as_ref().map_or(StatusCode::OK, |r| r.status);
+        let flash = refused.map(|r| Flash { text: r.message, error: true });
         let view = DiffPage {
-            chrome: self.chrome(ctx, None),
+            chrome: self.chrome(ctx, flash),
             name: match agent {
                 Some(agent) => format!("{name} for {agent}"),
                 None => name.to_owned(),
@@ -92,13 +107,23 @@ impl Studio {
             restore: format!("{}/versions/{i}/restore", record_href(agent, name)),
             same: lines.iter().all(|l| l.kind == "eq"),
             lines,
+            risks,
         };
-        Ok(page(StatusCode::OK, &view))
+        Ok(page(status, &view))
     }
 
     /// Restores version `index`; with `shown` (the form's `at`, the time of
-    /// the version the page showed), only while it is still that one.
-    fn restore(&self, agent: Option<&str>, name: &str, index: &str, body: &[u8]) -> Result<Response, Refusal> {
+    /// the version the page showed), only while it is still that one. A
+    /// version the audit finds risky is restored only with `allow_risk`;
+    /// without, its page answers with the findings and the confirmation.
+    fn restore(
+        &self,
+        ctx: &Ctx,
+        agent: Option<&str>,
+        name: &str,
+        index: &str,
+        body: &[u8],
+    ) -> Result<Response, Refusal> {
         let store = self.store()?;
         let (i, version, _) = version_at(store, agent, name, index)?;
         let fields = crate::form::parse(body);
@@ -108,7 +133,14 @@ impl Studio {
             let message = "The history changed since this page was shown (another save or restore): reload it, then choose again.";
             return Err(Refusal::new(StatusCode::CONFLICT, message));
         }
-        store.restore(name, i as i64, agent)?;
+        let allow_risk = crate::form::first(&fields, "allow_risk") == Some("1");
+        match authoring::restore_skill(store, name, i as i64, agent, allow_risk) {
+            Err(error @ AuthoringError::Risky(_)) => {
+                let message = format!("{error}. Read the findings, then tick “Restore anyway” to restore it.");
+                return self.version_page(ctx, agent, name, index, Some(Refusal::invalid(message)));
+            }
+            restored => restored?,
+        };
         self.inner.live.reload();
         let text = format!("The version saved {} is the current text again.", version.at);
         Ok(redirect(&record_href(agent, name), &text, false))
@@ -120,7 +152,7 @@ pub(crate) async fn version(
     ctx: Ctx,
     Path((name, index)): Path<(String, String)>,
 ) -> Response {
-    answer(studio, ctx, Some(skill_href(&name)), move |s, ctx| s.version_page(ctx, None, &name, &index)).await
+    answer(studio, ctx, Some(skill_href(&name)), move |s, ctx| s.version_page(ctx, None, &name, &index, None)).await
 }
 
 pub(crate) async fn restore(
@@ -129,7 +161,7 @@ pub(crate) async fn restore(
     Path((name, index)): Path<(String, String)>,
     body: Bytes,
 ) -> Response {
-    answer(studio, ctx, Some(skill_href(&name)), move |s, _| s.restore(None, &name, &index, &body)).await
+    answer(studio, ctx, Some(skill_href(&name)), move |s, ctx| s.restore(ctx, None, &name, &index, &body)).await
 }
 
 pub(crate) async fn own_version(
@@ -138,7 +170,7 @@ pub(crate) async fn own_version(
     Path((id, name, index)): Path<(String, String, String)>,
 ) -> Response {
     let back = Some(own_href(&id, &name));
-    answer(studio, ctx, back, move |s, ctx| s.version_page(ctx, Some(&id), &name, &index)).await
+    answer(studio, ctx, back, move |s, ctx| s.version_page(ctx, Some(&id), &name, &index, None)).await
 }
 
 pub(crate) async fn own_restore(
@@ -148,5 +180,5 @@ pub(crate) async fn own_restore(
     body: Bytes,
 ) -> Response {
     let back = Some(own_href(&id, &name));
-    answer(studio, ctx, back, move |s, _| s.restore(Some(&id), &name, &index, &body)).await
+    answer(studio, ctx, back, move |s, ctx| s.restore(ctx, Some(&id), &name, &index, &body)).await
 }
