@@ -86,6 +86,7 @@ pub use rules::{ParseSeverityError, RULES, Rule, Severity, rule};
 pub const RISKY: Severity = Severity::High;
 
 use patterns::{COMPILED, Compiled};
+use payload::Content;
 
 /// One thing the audit found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,9 +249,9 @@ impl Default for Auditor {
     }
 }
 
-/// A found file: where it is relative to its skill, and its bytes or why
-/// they could not be read.
-type Read = (PathBuf, Result<Vec<u8>, String>);
+/// A found file: where it is relative to its skill, and what it holds or
+/// why it could not be read.
+type Read = (PathBuf, Result<Content, String>);
 
 impl Auditor {
     /// An auditor with every rule on, following links, with the catalog's
@@ -361,8 +362,10 @@ impl Auditor {
             _ => (Vec::new(), None),
         };
         let served = match (skill.record(), skill.dir()) {
-            (Some(record), _) => Some(Ok(record.as_bytes().to_vec())),
-            (None, None) => Some(skill.body().map(|body| body.as_bytes().to_vec()).map_err(|error| error.to_string())),
+            (Some(record), _) => Some(Ok(Content::of(record.as_bytes().to_vec()))),
+            (None, None) => {
+                Some(skill.body().map(|body| Content::of(body.as_bytes().to_vec())).map_err(|error| error.to_string()))
+            }
             (None, Some(_)) => None,
         };
         if let Some(served) = served {
@@ -394,7 +397,10 @@ impl Auditor {
         &self,
         files: impl IntoIterator<Item = (&'a P, &'a [u8])>,
     ) -> Result<Report, AuditError> {
-        let read = files.into_iter().map(|(path, bytes)| (path.as_ref().to_path_buf(), Ok(bytes.to_vec()))).collect();
+        let read = files
+            .into_iter()
+            .map(|(path, bytes)| (path.as_ref().to_path_buf(), Ok(Content::of(bytes.to_vec()))))
+            .collect();
         Ok(self.report(Path::new(""), (read, None), compiled()?))
     }
 
@@ -406,7 +412,10 @@ impl Auditor {
         let read = walk
             .files
             .iter()
-            .map(|file| (file.rel.clone(), confinement.read(&file.path).map_err(|refusal| refusal.to_string())))
+            .map(|file| {
+                let content = confinement.read(&file.path).map(Content::of).map_err(|refusal| refusal.to_string());
+                (file.rel.clone(), content)
+            })
             .collect();
         let limit = walk.limit_hit.map(|limit| format!("the walk of the skill stopped at the {limit}"));
         (read, limit)
@@ -421,20 +430,20 @@ impl Auditor {
         let mut markers = Vec::new();
         let head = scope::Head::of(&files);
         findings.extend(scope::check(&files, head.as_ref()));
-        let skill_md = files.iter().find(|(rel, _)| rel == Path::new(SKILL_MD)).and_then(|(_, b)| b.as_ref().ok());
+        let skill_md = files.iter().find(|(rel, _)| rel == Path::new(SKILL_MD));
+        let skill_md = skill_md.and_then(|(_, content)| content.as_ref().ok()?.text()).unwrap_or("");
         let named = head.map_or_else(lowering::Named::default, |h| {
-            let text = skill_md.map(|b| String::from_utf8_lossy(b)).unwrap_or_default();
-            lowering::Named::new(h.name.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or(""), &text)
+            lowering::Named::new(h.name.as_deref().unwrap_or(""), h.description.as_deref().unwrap_or(""), skill_md)
         });
-        for (rel, bytes) in files {
-            let bytes = match bytes {
-                Ok(bytes) => bytes,
+        for (rel, content) in files {
+            let content = match content {
+                Ok(content) => content,
                 Err(reason) => {
                     report.unread.push(Unread { path: rel, reason });
                     continue;
                 }
             };
-            let scanned = scan::scan_file(&rel, &bytes, compiled, &named);
+            let scanned = scan::scan_file(&rel, &content, compiled, &named);
             let markdown = scan::is_markdown(&rel);
             channels.extend(scanned.channels.iter().map(|&(line, column)| (rel.clone(), line, column, markdown)));
             findings.extend(scanned.findings);

@@ -28,6 +28,32 @@ pub(super) enum Sniffed {
     Text,
 }
 
+/// A file as the audit reads it: its text, decoded once (invalid UTF-8
+/// replaced), or what its first bytes say it is when it is not text.
+pub(super) enum Content {
+    Text(String),
+    Other(Sniffed),
+}
+
+impl Content {
+    pub(super) fn of(bytes: Vec<u8>) -> Content {
+        match sniff(&bytes) {
+            Sniffed::Text => Content::Text(
+                String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+            other => Content::Other(other),
+        }
+    }
+
+    /// The text, when the file is text.
+    pub(super) fn text(&self) -> Option<&str> {
+        match self {
+            Content::Text(text) => Some(text),
+            Content::Other(_) => None,
+        }
+    }
+}
+
 /// Judges `bytes` by their magic numbers, then by a NUL among the first
 /// [`SNIFF`] bytes.
 pub(super) fn sniff(bytes: &[u8]) -> Sniffed {

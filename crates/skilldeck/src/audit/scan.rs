@@ -9,7 +9,7 @@ use super::allow::{self, Marker};
 use super::lowering::{self, Named};
 use super::markdown::{self, Markdown};
 use super::patterns::{Compiled, Cue, PATTERNS, Role, Set};
-use super::payload::{self, Sniffed};
+use super::payload::{self, Content};
 use super::rules::{Severity, known};
 use super::view::{Fold, Lines, View, excerpt};
 use super::{Finding, Hit, indirect, unicode};
@@ -70,36 +70,33 @@ pub(super) struct Scanned {
     pub(super) markers: Vec<(Marker, (u64, u64))>,
 }
 
-/// Scans the file `rel` (relative to its skill) holding `bytes`.
+/// Scans the file `rel` (relative to its skill) holding `content`.
 /// `named` is what the skill says of itself, which may name the vendor an
 /// installer comes from.
-pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, named: &Named) -> Scanned {
+pub(super) fn scan_file(rel: &Path, content: &Content, compiled: &Compiled, named: &Named) -> Scanned {
     let mut hits = Vec::new();
     let mut scanned = Scanned::default();
-    let sniffed = payload::sniff(bytes);
-    match sniffed {
-        Sniffed::Text => {}
-        Sniffed::Binary => return scanned,
-        Sniffed::Executable(_) | Sniffed::Archive(_) => {
-            payload::bundled(sniffed, &mut hits);
+    let text = match content {
+        Content::Text(text) => text.as_str(),
+        Content::Other(sniffed) => {
+            payload::bundled(*sniffed, &mut hits);
             scanned.findings = hits.into_iter().map(|hit| hit.at(rel, (1, 1))).collect();
             return scanned;
         }
-    }
-    let text = String::from_utf8_lossy(bytes);
-    let lines = Lines::new(&text);
-    let kind = kind(rel, &text);
-    unicode::scan(&text, kind == Kind::Script, &mut hits);
-    payload::blobs(&text, &mut hits);
+    };
+    let lines = Lines::new(text);
+    let kind = kind(rel, text);
+    unicode::scan(text, kind == Kind::Script, &mut hits);
+    payload::blobs(text, &mut hits);
     if kind == Kind::Script {
         payload::minified(&lines, &mut hits);
     }
-    let markdown = (kind == Kind::Markdown).then(|| Markdown::new(&text, &lines));
+    let markdown = (kind == Kind::Markdown).then(|| Markdown::new(text, &lines));
     let mut found = Found { hits, ..Found::default() };
     for (set, fold) in [(&compiled.phrase, Fold::Phrase), (&compiled.command, Fold::Command)] {
-        let view = View::new(&text, fold);
+        let view = View::new(text, fold);
         matches(set, &view, &lines, markdown.as_ref(), named, &mut found);
-        if fold == Fold::Command && is_shell(rel, &text) {
+        if fold == Fold::Command && is_shell(rel, text) {
             indirect::scan(set, &view, &lines, &mut found.hits, &mut found.channels);
         }
     }
@@ -107,7 +104,7 @@ pub(super) fn scan_file(rel: &Path, bytes: &[u8], compiled: &Compiled, named: &N
     hidden_comments(comments, &lines, &mut hits);
     scanned.channels = channels.into_iter().map(|at| lines.position(at)).collect();
     scanned.markers =
-        allow::markers(&text, &lines).into_iter().map(|m| (m.offset, m)).map(|(o, m)| (m, lines.position(o))).collect();
+        allow::markers(text, &lines).into_iter().map(|m| (m.offset, m)).map(|(o, m)| (m, lines.position(o))).collect();
     let mut seen = HashSet::new();
     for hit in hits {
         let position = lines.position(hit.offset);

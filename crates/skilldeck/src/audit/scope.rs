@@ -8,13 +8,11 @@
 //! as a word anywhere in the skill outside the frontmatter, and a script
 //! reaches the network when it holds a word of [`NETWORK_CALLS`].
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::payload::{self, Sniffed};
 use super::rules::known;
 use super::scan::{Kind, kind};
 use super::view::{Lines, excerpt};
@@ -85,16 +83,11 @@ const NETWORK_WORDS: [&str; 60] = [
 /// The declared-scope findings of a skill's files, whose `SKILL.md` declares `head`.
 pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
     // The text files, read as text only when a rule below needs them.
-    let texts = || {
-        files.iter().filter_map(|(rel, bytes)| {
-            let bytes = bytes.as_ref().ok()?;
-            matches!(payload::sniff(bytes), Sniffed::Text).then(|| (rel.as_path(), String::from_utf8_lossy(bytes)))
-        })
-    };
+    let texts = || files.iter().filter_map(|(rel, content)| Some((rel.as_path(), content.as_ref().ok()?.text()?)));
     let mut findings = Vec::new();
     // Most skills grant no tool: the words of the skill are gathered only for one that does.
     if let Some(head) = head.filter(|h| !h.tools.is_empty()) {
-        let texts: Vec<(&Path, Cow<'_, str>)> = texts().collect();
+        let texts: Vec<(&Path, &str)> = texts().collect();
         if let Some((rel, text)) = texts.iter().find(|(rel, _)| *rel == Path::new(SKILL_MD)) {
             // The skill's own text outside the frontmatter, and its files' names: a
             // grant to run a bundled script is a use of it.
@@ -113,7 +106,7 @@ pub(super) fn check(files: &[Read], head: Option<&Head>) -> Vec<Finding> {
     }
     let description = head.and_then(|h| h.description.as_deref()).unwrap_or("").to_lowercase();
     if !NETWORK_WORDS.iter().any(|w| description.contains(w))
-        && let Some(finding) = texts().find_map(|(rel, text)| network_reach(rel, &text))
+        && let Some(finding) = texts().find_map(|(rel, text)| network_reach(rel, text))
     {
         findings.push(finding);
     }
@@ -133,7 +126,7 @@ impl Head {
     /// The head of the skill's `SKILL.md` among `files`, if it has one.
     pub(super) fn of(files: &[Read]) -> Option<Head> {
         let (_, bytes) = files.iter().find(|(rel, _)| rel == Path::new(SKILL_MD))?;
-        Head::read(&String::from_utf8_lossy(bytes.as_ref().ok()?))
+        Head::read(bytes.as_ref().ok()?.text()?)
     }
 
     fn read(text: &str) -> Option<Head> {
