@@ -181,11 +181,22 @@ def test_half_request_lines_beyond_the_cap_are_shed_and_a_client_is_answered(mai
         flood = half_lines(server, 64)
         reply = initialize(server, timeout=20)
         assert reply.status_code == 200, reply.text
-        # The server holds no more than its cap; the oldest half-lines were closed to make room.
+        # The server holds no more than its cap: at least 48 half-lines were closed to make
+        # room. Each is waited for (a loaded machine closes late, never early) up to the hang
+        # guard, so the count does not depend on how fast the machine is. Which ones go (the
+        # longest stalled first) depends on the order the server's tasks first read them, so
+        # that order is the table's own unit test (a_full_table_sheds_the_longest_waiting).
+        open_ = list(flood)
+        closed = 0
+        deadline = time.monotonic() + HANG_GUARD
+        while closed < 64 - 16 and time.monotonic() < deadline:
+            readable, _, _ = select.select(open_, [], [], 0.5)
+            for sock in readable:
+                if closed_by_server(sock, 0.1):
+                    open_.remove(sock)
+                    closed += 1
+        assert closed >= 64 - 16, f"{closed} of 64 closed"
         assert socket_count(server.proc.pid) <= idle + 16
-        closed = [closed_by_server(sock, 0.2) for sock in flood]
-        assert sum(closed) >= 64 - 16, closed
-        assert not any(closed[-4:]), "the newest are kept, the oldest go"
         for sock in flood:
             sock.close()
 
