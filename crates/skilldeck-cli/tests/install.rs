@@ -618,3 +618,65 @@ fn interop_with_the_npm_skills_package() {
     let verified = env.skilldeck("s", &["verify"]);
     assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
 }
+
+#[test]
+fn link_shows_a_skill_to_a_host_that_does_not_read_agents_skills() {
+    let env = Env::new();
+    origin(&env);
+    let url = env.url("origin");
+    let lock = |project: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(env.path(project).join("skills-lock.json")).unwrap()).unwrap()
+    };
+    let place = env.path("p/.claude/skills/alpha");
+
+    // An unknown host is refused before anything is written.
+    let unknown = env.skilldeck("p", &["add", &url, "--link", "emacs"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        stderr(&unknown),
+        "skilldeck: no host is called \"emacs\" (known: claude, codex, copilot, cursor, gemini, goose, opencode, windsurf)\n"
+    );
+    untouched(&env, "p");
+
+    // Claude Code reads .claude/skills only: a relative link to the one copy; Codex reads the copy itself.
+    let added = env.skilldeck("p", &["add", &url, "--skill", "alpha", "--link", "claude", "--link", "codex"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert!(stdout(&added).starts_with("Codex reads .agents/skills itself: no link needed\n"), "{}", stdout(&added));
+    assert_eq!(fs::read_link(&place).unwrap(), Path::new("../../.agents/skills/alpha"));
+    assert_eq!(fs::read(place.join("run.sh")).unwrap(), b"echo alpha\n");
+    assert_eq!(lock("p")["skills"]["alpha"]["links"], serde_json::json!(["claude"]));
+    assert!(!env.path("p/.codex").exists());
+    // skilldeck's own catalog, over the project's conventional places, serves the skill once.
+    let list = env.skilldeck("p", &["list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&list)).unwrap();
+    let names: Vec<&str> = listed["skills"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names.iter().filter(|n| **n == "alpha").count(), 1, "{}", stdout(&list));
+
+    // A clone that kept the lock and the copy but not the link gets it back from `install`.
+    fs::remove_file(&place).unwrap();
+    let installed = env.skilldeck("p", &["install", "--frozen"]);
+    assert!(installed.status.success(), "{}", stderr(&installed));
+    assert_eq!(fs::read_link(&place).unwrap(), Path::new("../../.agents/skills/alpha"));
+    // A fresh clone with the lock alone gets the copy and the link.
+    fs::create_dir_all(env.path("fresh")).unwrap();
+    fs::copy(env.path("p/skills-lock.json"), env.path("fresh/skills-lock.json")).unwrap();
+    let fresh = env.skilldeck("fresh", &["install", "--frozen"]);
+    assert!(fresh.status.success(), "{}", stderr(&fresh));
+    assert_eq!(fs::read(env.path("fresh/.claude/skills/alpha/SKILL.md")).unwrap(), skill_md("alpha").as_bytes());
+
+    // A host's own skill of that name, not skilldeck's, is not replaced without --force.
+    let own = env.path("q/.claude/skills/alpha");
+    fs::create_dir_all(&own).unwrap();
+    fs::write(own.join("SKILL.md"), "mine\n").unwrap();
+    let collides = env.skilldeck("q", &["add", &url, "--skill", "alpha", "--link", "claude"]);
+    assert_eq!(collides.status.code(), Some(2), "{}", stderr(&collides));
+    assert!(stderr(&collides).contains(&own.display().to_string()), "{}", stderr(&collides));
+    assert_eq!(fs::read(own.join("SKILL.md")).unwrap(), b"mine\n");
+    assert!(!env.path("q/skills-lock.json").exists());
+
+    // `remove` takes the link with the copy and the entry.
+    let removed = env.skilldeck("p", &["remove", "alpha"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert!(fs::symlink_metadata(&place).is_err());
+    assert!(!env.path("p/.agents/skills/alpha").exists());
+}

@@ -68,7 +68,8 @@ impl Drop for Stage {
 
 /// One directory of `.agents/skills` a plan changes.
 pub(crate) struct Move {
-    /// The directory in `.agents/skills` (whatever is there goes).
+    /// The directory in `.agents/skills`, or a host's link to one (whatever
+    /// is there goes).
     pub(crate) target: PathBuf,
     /// The staged directory that takes its place; `None`: it is removed.
     pub(crate) staged: Option<PathBuf>,
@@ -176,8 +177,9 @@ fn finish(stage: &Path, plan: &Value) -> Result<(), InstallError> {
         let old = stage.join(m["old"].as_str().ok_or_else(|| bad("a move without old"))?);
         let staged = m["staged"].as_str().map(|rel| stage.join(rel));
         // Still to do: the staged copy is in the stage, or (a removal) the target is there.
+        // (A staged link is looked at itself: its target is relative to where it goes.)
         let pending = match &staged {
-            Some(staged) => staged.exists(),
+            Some(staged) => fs::symlink_metadata(staged).is_ok(),
             None => fs::symlink_metadata(&target).is_ok(),
         };
         if !pending {

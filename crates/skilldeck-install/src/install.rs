@@ -19,6 +19,7 @@ use skilldeck::{Catalog, NameKind, Symlinks, check_name};
 use crate::commit::{self, Move, Stage};
 use crate::files::{self, FilesError};
 use crate::git::{self, GitCache, GitError, Repo};
+use crate::links;
 use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
 use crate::risk;
 use crate::source::{Location, Source, SourceError, SourceType};
@@ -46,6 +47,14 @@ pub enum InstallError {
         name: String,
         /// Why.
         source: FilesError,
+    },
+    /// `--link HOST` for a host the table does not have.
+    #[error("no host is called {name:?} (known: {})", known.join(", "))]
+    UnknownHost {
+        /// The name given.
+        name: String,
+        /// The hosts known, by name.
+        known: Vec<&'static str>,
     },
     /// The source holds no skill.
     #[error("{origin}: no skills found (no SKILL.md skilldeck can read)")]
@@ -272,6 +281,9 @@ pub struct AddOptions {
     /// Install skills the audit finds something at
     /// [`RISKY`](skilldeck::audit::RISKY) or above in.
     pub allow_risk: bool,
+    /// The hosts (by [`Host::name`](crate::Host::name)) whose own place is
+    /// to show each skill through a link, beside those it has already.
+    pub links: Vec<String>,
 }
 
 /// A project: its `.agents/skills` and its `skills-lock.json`, and the
@@ -408,6 +420,7 @@ impl Project {
             }
             chosen
         };
+        let hosts = links::hosts(&options.links)?;
         let mut lock = self.lock()?;
         let mut ready = Vec::new();
         for (skill, dir) in chosen {
@@ -424,6 +437,11 @@ impl Project {
             entry.reference = source.reference.clone();
             entry.skill_path = Some(skill.skill_path.clone());
             entry.commit = tree.commit.clone();
+            let linked = lock.skills.get(&skill.name).map(|e| e.links.clone()).unwrap_or_default();
+            entry.links = links::merged(&linked, &hosts);
+            if !options.force {
+                links::check_free(&self.root, &target, &skill.name, &entry.links, &linked, &source.to_string())?;
+            }
             ready.push(prepare(&skill.name, &source.to_string(), dir, entry, &stage, options.force, &target)?);
         }
         risk::refuse(ready.iter().map(|r| (r.name.as_str(), &r.audit)), options.allow_risk)?;
@@ -448,6 +466,7 @@ impl Project {
         let mut lock = self.lock()?;
         let mut stage = Stage::new(&self.agents_dir())?;
         let mut ready = Vec::new();
+        let mut repairs = Vec::new();
         let mut trees = Trees::new();
         for (name, entry) in &lock.skills {
             let target = self.skills_dir().join(name);
@@ -459,6 +478,7 @@ impl Project {
                     None => Diff { modified: on_disk.keys().cloned().collect(), ..Diff::default() },
                 };
                 if diff.is_empty() {
+                    repairs.extend(links::missing(&stage, &self.root, &target, name, &entry.links)?);
                     continue;
                 }
                 if frozen {
@@ -488,9 +508,9 @@ impl Project {
         }
         if frozen {
             let mut same = lock.clone();
-            return self.commit_files(ready, &mut same, &mut stage, false);
+            return self.commit_files(ready, repairs, &mut same, &mut stage, false);
         }
-        self.commit(ready, &mut lock, &mut stage)
+        self.commit_files(ready, repairs, &mut lock, &mut stage, true)
     }
 
     /// Removes skills: their directories and their lock entries.
@@ -504,7 +524,9 @@ impl Project {
         let mut moves = Vec::new();
         for name in names {
             moves.push(Move { target: self.skills_dir().join(name), staged: None });
-            lock.skills.remove(name);
+            if let Some(entry) = lock.skills.remove(name) {
+                moves.extend(links::removed(&self.root, name, &entry.links));
+            }
         }
         commit::apply(&mut stage, &moves, Some((&lock, &self.lock_path())))
     }
@@ -683,25 +705,27 @@ impl Project {
 
     /// Renames every staged skill into place, then writes the lock.
     fn commit(&self, ready: Vec<Ready>, lock: &mut Lock, stage: &mut Stage) -> Result<Vec<Installed>, InstallError> {
-        self.commit_files(ready, lock, stage, true)
+        self.commit_files(ready, Vec::new(), lock, stage, true)
     }
 
     /// Renames every staged skill into place (an old copy moved into the
-    /// stage first) and records it in `lock`, which is written last when
-    /// `write_lock`: all of it or none, whenever the process is killed
-    /// (see `commit.rs`).
+    /// stage first), with its links and the `links` moves given, and records
+    /// it in `lock`, which is written last when `write_lock`: all of it or
+    /// none, whenever the process is killed (see `commit.rs`).
     fn commit_files(
         &self,
         ready: Vec<Ready>,
+        mut moves: Vec<Move>,
         lock: &mut Lock,
         stage: &mut Stage,
         write_lock: bool,
     ) -> Result<Vec<Installed>, InstallError> {
         let skills_dir = self.skills_dir();
         let mut installed = Vec::new();
-        let mut moves = Vec::new();
         for skill in ready {
-            moves.push(Move { target: skills_dir.join(&skill.name), staged: Some(skill.staged) });
+            let target = skills_dir.join(&skill.name);
+            moves.extend(links::made(stage, &self.root, &target, &skill.staged, &skill.name, &skill.entry.links)?);
+            moves.push(Move { target, staged: Some(skill.staged) });
             installed.push(Installed {
                 name: skill.name.clone(),
                 commit: skill.entry.commit.clone(),
@@ -814,7 +838,7 @@ fn skill_dir_of(skill_path: &str) -> &str {
 
 /// `path` below `base`, `/`-separated; `..` segments when it is beside it;
 /// `None` when they share no prefix or a segment is not UTF-8.
-fn relative(base: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative(base: &Path, path: &Path) -> Option<String> {
     let base: Vec<_> = base.components().collect();
     let path: Vec<_> = path.components().collect();
     let common = base.iter().zip(&path).take_while(|(a, b)| a == b).count();

@@ -66,8 +66,10 @@ pub const LOCK_VERSION: u64 = 1;
 /// # skilldeck's fields
 ///
 /// After the package's keys, in an entry: `commit` (the resolved commit, 40
-/// hex digits; absent for a local source) and `files` (every installed file's
-/// path, `/`-separated, to `sha256:` and its lowercase hex digest, by path).
+/// hex digits; absent for a local source), `files` (every installed file's
+/// path, `/`-separated, to `sha256:` and its lowercase hex digest, by path)
+/// and `links` (the hosts, by [`Host::name`](crate::Host::name), whose own
+/// place shows the skill through a link; absent when none).
 /// Unknown keys, in an entry or at the top level, are kept as read when
 /// skilldeck rewrites the lock, after the known ones. The `skills` package
 /// keeps entries' extra keys too (it spreads the entry it read), so it
@@ -122,6 +124,9 @@ pub struct LockEntry {
     pub commit: Option<String>,
     /// `files` (skilldeck's): every installed file's `sha256:` digest, by path.
     pub files: Option<BTreeMap<String, String>>,
+    /// `links` (skilldeck's): the hosts whose own place links to the skill,
+    /// by [`Host::name`](crate::Host::name), in [`HOSTS`](crate::HOSTS)' order.
+    pub links: Vec<String>,
     /// Other keys, as read.
     pub extra: Map<String, Value>,
 }
@@ -138,6 +143,7 @@ impl LockEntry {
             computed_hash: computed_hash.into(),
             commit: None,
             files: None,
+            links: Vec::new(),
             extra: Map::new(),
         }
     }
@@ -235,6 +241,17 @@ impl Lock {
                 ),
                 Some(_) => return Err(shape(format!("skill {name:?}: `files` is not an object"))),
             };
+            let links = match fields.remove("links") {
+                None => Vec::new(),
+                Some(Value::Array(hosts)) => hosts
+                    .into_iter()
+                    .map(|host| match host {
+                        Value::String(host) => Ok(host),
+                        _ => Err(shape(format!("skill {name:?}: `links` holds a value that is not a host's name"))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err(shape(format!("skill {name:?}: `links` is not an array"))),
+            };
             let entry = LockEntry {
                 source,
                 source_url,
@@ -244,6 +261,7 @@ impl Lock {
                 computed_hash,
                 commit,
                 files,
+                links,
                 extra: fields,
             };
             entries.insert(name, entry);
@@ -320,6 +338,9 @@ fn entry_json(entry: &LockEntry) -> Value {
             }
         }
         out.insert("files".into(), Value::Object(map));
+    }
+    if !entry.links.is_empty() {
+        out.insert("links".into(), Value::from(entry.links.clone()));
     }
     Value::Object(out)
 }

@@ -138,3 +138,31 @@ fn a_store_record_over_a_disk_skill_keeps_serving_its_files() {
     let out = SkillTool::new(&catalog).load("pdf", SampleLimit::Default).output;
     assert!(out.contains("Base directory for this skill: skill://pdf/\n") && !out.contains("<file>"), "{out}");
 }
+
+#[test]
+fn a_link_to_a_skill_found_already_is_that_skill_again_not_a_warned_duplicate() {
+    // A project after `skilldeck add --link claude`: .claude/skills/deploy is a link to
+    // .agents/skills/deploy, and a real copy of another skill is a duplicate as before.
+    let project = Tree::new();
+    project.skill(".agents/skills/deploy", "deploy", "the one copy", "D");
+    project.symlink("../../.agents/skills/deploy", ".claude/skills/deploy");
+    project.skill(".agents/skills/triage", "triage", "first", "T");
+    project.skill(".claude/skills/triage", "triage", "a second copy", "T2");
+    let catalog = Catalog::builder().root(project.path(".agents/skills")).root(project.path(".claude/skills")).build();
+    assert_eq!(catalog.skills().map(|s| s.name()).collect::<Vec<_>>(), ["deploy", "triage"]);
+    let details: Vec<(String, Option<String>)> =
+        catalog.skips().iter().map(|s| (s.location.clone(), s.detail.clone())).collect();
+    let location = |rel: &str| project.path(rel).join("SKILL.md").display().to_string();
+    assert_eq!(
+        details,
+        [
+            (location(".claude/skills/deploy"), Some(format!("a link to {}", location(".agents/skills/deploy")))),
+            (location(".claude/skills/triage"), None),
+        ]
+    );
+    let warned: Vec<String> = catalog.warnings().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warned,
+        [format!("duplicate skill name \"triage\" ({}) \u{2014} keeping first", location(".claude/skills/triage"))]
+    );
+}

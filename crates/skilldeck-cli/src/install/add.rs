@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use skilldeck::escape_control;
-use skilldeck_install::{AddOptions, Source};
+use skilldeck_install::{AddOptions, PROJECT_SKILLS_DIR, Source, host};
 
 use super::{ProjectArgs, short, show_audit, show_refusal};
 use crate::print;
@@ -31,6 +31,11 @@ pub(crate) struct AddArgs {
     /// Install skills the audit finds something at high or above in (the findings are printed either way).
     #[arg(long)]
     allow_risk: bool,
+    /// Show each skill to HOST too: a relative link from the host's own place (.claude/skills for
+    /// claude) to the copy in .agents/skills, recorded in the lock. Hosts that read .agents/skills
+    /// themselves need none. Repeat for more; the hosts are the README's table.
+    #[arg(long = "link", value_name = "HOST")]
+    link: Vec<String>,
     #[command(flatten)]
     project: ProjectArgs,
 }
@@ -53,10 +58,18 @@ pub(crate) fn run(args: &AddArgs) -> anyhow::Result<ExitCode> {
         print(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let options = AddOptions { skills: args.skill.clone(), force: args.force, allow_risk: args.allow_risk };
+    let options = AddOptions {
+        skills: args.skill.clone(),
+        force: args.force,
+        allow_risk: args.allow_risk,
+        links: args.link.clone(),
+    };
     let installed = project.add(&source, &options).map_err(show_refusal)?;
     show_audit(installed.iter().map(|skill| &skill.audit));
     let mut out = String::new();
+    for host in args.link.iter().filter_map(|name| host(name)).filter(|host| !host.needs_link()) {
+        out.push_str(&format!("{} reads {PROJECT_SKILLS_DIR} itself: no link needed\n", host.display));
+    }
     for skill in &installed {
         let from = skill.commit.as_deref().map_or(String::new(), |c| format!(" at {}", short(c)));
         out.push_str(&escape_control(&format!("installed {} from {source}{from} ({} files)", skill.name, skill.files)));

@@ -16,6 +16,7 @@ use crate::model::{Origin, Skill, SkillData, SkillDef, Skip, SkipReason, Warning
 use crate::name::{NameKind, check_name_characters};
 use crate::source::installed::Integrity;
 use crate::source::read::{self, DEFAULT_MAX_FRONTMATTER};
+use crate::source::walk;
 use crate::store::{Record, SkillStore, StoreError};
 
 impl CatalogBuilder {
@@ -301,6 +302,11 @@ pub(super) struct Assembly {
     pub(super) gate: Option<Gate>,
 }
 
+/// Whether `skill`'s directory is a link to `winner`'s.
+fn linked_to(skill: &Skill, winner: &Skill) -> bool {
+    skill.dir().zip(winner.dir()).is_some_and(|(dir, winner)| walk::is_link_to(dir, winner))
+}
+
 impl Assembly {
     fn warn(&mut self, warning: Warning) {
         tracing::warn!(kind = warning.kind(), "{warning}");
@@ -315,14 +321,20 @@ impl Assembly {
         match self.index.get(skill.name()) {
             Some(&winner) => {
                 let (name, location) = (skill.name().to_owned(), skill.location().to_owned());
+                // A host's link to a skill found already (`add --link`) is that skill
+                // again, not a second one of its name: skipped, but not warned of.
+                let again = linked_to(&skill, &self.skills[winner]);
+                let detail = again.then(|| format!("a link to {}", self.skills[winner].location()));
                 self.skips.push(Skip {
                     location: location.clone(),
                     reason: SkipReason::DuplicateName,
-                    detail: None,
+                    detail,
                     position: None,
                 });
                 self.shadow(skill, source.clone(), winner);
-                self.warn(Warning::DuplicateName { name, location });
+                if !again {
+                    self.warn(Warning::DuplicateName { name, location });
+                }
             }
             None => {
                 self.index.insert(skill.name().to_owned(), self.skills.len());

@@ -19,6 +19,15 @@ pub(crate) fn candidate_order(a: &File, b: &File) -> std::cmp::Ordering {
     (a.depth, a.rel_bytes()).cmp(&(b.depth, b.rel_bytes()))
 }
 
+/// Whether the directory `dir` is itself a link that resolves to `other`
+/// (a host's place linked to a skill: `.claude/skills/x` to
+/// `.agents/skills/x`). Only a link is resolved: one `lstat` for any other
+/// directory.
+pub(crate) fn is_link_to(dir: &Path, other: &Path) -> bool {
+    let is_link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    is_link && std::fs::canonicalize(dir).ok().is_some_and(|real| std::fs::canonicalize(other).ok() == Some(real))
+}
+
 /// A walker below `dir` that never enters [`SKIPPED_DIRS`].
 pub(crate) fn walker(dir: &Path, symlinks: Symlinks, limits: Limits) -> Walker {
     SKIPPED_DIRS.iter().fold(Walker::new(dir), |w, d| w.skip_dir(d)).symlinks(symlinks).limits(limits)
