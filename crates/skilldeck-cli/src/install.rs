@@ -19,14 +19,25 @@ pub(crate) mod verify;
 #[derive(Args, Debug)]
 pub(crate) struct ProjectArgs {
     /// The project directory: its .agents/skills and skills-lock.json (default: the working directory).
-    #[arg(long, value_name = "DIR", default_value = ".")]
+    #[arg(long, value_name = "DIR", default_value = ".", conflicts_with = "global")]
     project: PathBuf,
+    /// The user's own skills instead of a project's: ~/.agents/skills and ~/.agents/.skill-lock.json
+    /// ($XDG_STATE_HOME/skills/.skill-lock.json when XDG_STATE_HOME is set), the `skills` package's
+    /// global lock.
+    #[arg(long, short = 'g')]
+    global: bool,
 }
 
 impl ProjectArgs {
-    /// The project, fetching into the user's cache.
+    /// The project (or the user's skills), fetching into the user's cache.
     pub(crate) fn open(&self) -> anyhow::Result<Project> {
-        Ok(Project::new(&self.project, GitCache::user()?))
+        let cache = GitCache::user()?;
+        if self.global {
+            let home = std::env::home_dir().filter(|h| h.is_absolute());
+            let home = home.ok_or_else(|| anyhow::anyhow!("--global: no home directory (HOME is not set)"))?;
+            return Ok(Project::global(home, cache));
+        }
+        Ok(Project::new(&self.project, cache))
     }
 }
 

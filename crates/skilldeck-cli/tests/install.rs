@@ -680,3 +680,145 @@ fn link_shows_a_skill_to_a_host_that_does_not_read_agents_skills() {
     assert!(fs::symlink_metadata(&place).is_err());
     assert!(!env.path("p/.agents/skills/alpha").exists());
 }
+
+#[test]
+fn global_installs_the_users_skills_with_the_packages_global_lock() {
+    let env = Env::new();
+    origin(&env);
+    let url = env.url("origin");
+    let home = env.path("home");
+    let lock_path = home.join(".agents/.skill-lock.json");
+
+    let added = env.skilldeck("anywhere", &["add", &url, "--global", "--skill", "alpha", "--link", "claude"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(fs::read(home.join(".agents/skills/alpha/run.sh")).unwrap(), b"echo alpha\n");
+    assert_eq!(fs::read_link(home.join(".claude/skills/alpha")).unwrap(), Path::new("../../.agents/skills/alpha"));
+    assert!(!env.path("anywhere/skills-lock.json").exists() && !env.path("anywhere/.agents").exists());
+    // The package's global format: version 3, skillFolderHash, the times, `dismissed`; no line break at the end.
+    let text = fs::read_to_string(&lock_path).unwrap();
+    assert!(text.starts_with("{\n  \"version\": 3,\n  \"skills\": {\n    \"alpha\": {\n      \"source\": "), "{text}");
+    assert!(text.ends_with("\n  \"dismissed\": {}\n}"), "{text}");
+    let lock: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let entry = lock["skills"]["alpha"].as_object().unwrap();
+    let keys: Vec<&str> = entry.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "source",
+            "sourceType",
+            "sourceUrl",
+            "skillPath",
+            "skillFolderHash",
+            "installedAt",
+            "updatedAt",
+            "commit",
+            "files",
+            "links"
+        ]
+    );
+    assert_eq!(entry["skillFolderHash"].as_str().unwrap().len(), 64);
+    assert_eq!(entry["installedAt"], entry["updatedAt"]);
+
+    let verified = env.skilldeck("anywhere", &["verify", "-g"]);
+    assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
+    fs::write(home.join(".agents/skills/alpha/run.sh"), "echo changed\n").unwrap();
+    let changed = env.skilldeck("anywhere", &["verify", "--global"]);
+    assert_eq!(changed.status.code(), Some(1), "{}", stdout(&changed));
+    // `install --global` puts back what the global lock records, the link kept.
+    let installed = env.skilldeck("anywhere", &["install", "--global"]);
+    assert!(installed.status.success(), "{}", stderr(&installed));
+    assert_eq!(fs::read(home.join(".agents/skills/alpha/run.sh")).unwrap(), b"echo alpha\n");
+    // --project and --global name two different places: refused together.
+    let both = env.skilldeck("anywhere", &["verify", "--global", "--project", "."]);
+    assert_eq!(both.status.code(), Some(2));
+
+    let removed = env.skilldeck("anywhere", &["remove", "alpha", "--global"]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    assert!(!home.join(".agents/skills/alpha").exists());
+    assert!(fs::symlink_metadata(home.join(".claude/skills/alpha")).is_err());
+    let emptied: serde_json::Value = serde_json::from_str(&fs::read_to_string(&lock_path).unwrap()).unwrap();
+    assert_eq!(emptied, serde_json::json!({"version": 3, "skills": {}, "dismissed": {}}));
+
+    // With XDG_STATE_HOME set, the global lock is where the package reads it then.
+    let state = env.path("state");
+    let out = env
+        .command("anywhere", &["add", &url, "-g", "--skill", "beta"])
+        .env("XDG_STATE_HOME", &state)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let moved: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(state.join("skills/.skill-lock.json")).unwrap()).unwrap();
+    assert!(moved["skills"]["beta"].is_object());
+}
+
+#[test]
+fn interop_with_the_npm_skills_package_global() {
+    let (Some(node), Some(cli)) = (std::env::var_os("SKILLDECK_SKILLS_NODE"), std::env::var_os("SKILLDECK_SKILLS_CLI"))
+    else {
+        eprintln!(
+            "interop_with_the_npm_skills_package_global: SKIPPED: SKILLDECK_SKILLS_NODE and SKILLDECK_SKILLS_CLI \
+             are not both set; scripts/test's \"npm skills interop\" stage sets them"
+        );
+        return;
+    };
+    let env = Env::new();
+    origin(&env);
+    // The package records a global install of a local directory (of a git URL that is not
+    // on GitHub or GitLab, none), so the source here is the repository's directory.
+    let source = env.path("origin").display().to_string();
+    let npm = |home: &str, args: &[&str]| {
+        let out = Command::new(&node)
+            .arg(&cli)
+            .args(args)
+            .current_dir(env.path(home))
+            .env("HOME", env.path(home))
+            .env("DO_NOT_TRACK", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env_remove("XDG_STATE_HOME")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "skills {args:?}: {}", stderr(&out));
+    };
+    let skilldeck = |home: &str, args: &[&str]| {
+        fs::create_dir_all(env.path(home)).unwrap();
+        let out = env.command(home, args).env("HOME", env.path(home)).env_remove("XDG_STATE_HOME").output().unwrap();
+        (out.status.code(), stderr(&out))
+    };
+    let lock = |home: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(env.path(home).join(".agents/.skill-lock.json")).unwrap()).unwrap()
+    };
+    fs::create_dir_all(env.path("hn")).unwrap();
+    npm("hn", &["add", &source, "--skill", "alpha", "-g", "-y", "--agent", "codex", "--copy"]);
+    assert_eq!(skilldeck("hs", &["add", &source, "--skill", "alpha", "-g"]).0, Some(0));
+    let tree = |home: &str| fs::read(env.path(home).join(".agents/skills/alpha/run.sh")).unwrap();
+    assert_eq!(tree("hn"), tree("hs"));
+    // The same entry, but for the times (the package's carry milliseconds) and skilldeck's fields.
+    let entry = |home: &str, drop: &[&str]| {
+        let mut entry = lock(home)["skills"]["alpha"].as_object().unwrap().clone();
+        for key in drop {
+            assert!(entry.remove(*key).is_some(), "{home}: no {key}");
+        }
+        entry
+    };
+    assert_eq!(
+        entry("hs", &["installedAt", "updatedAt", "skillPath", "files"]),
+        entry("hn", &["installedAt", "updatedAt"])
+    );
+
+    // skilldeck installs from the package's global lock, finding the skill by its name.
+    fs::create_dir_all(env.path("hf/.agents")).unwrap();
+    fs::copy(env.path("hn/.agents/.skill-lock.json"), env.path("hf/.agents/.skill-lock.json")).unwrap();
+    let (code, err) = skilldeck("hf", &["install", "-g", "--frozen"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(tree("hf"), tree("hn"));
+    assert_eq!(skilldeck("hf", &["verify", "-g"]).0, Some(0));
+
+    // The package reads skilldeck's global lock, adds to it, and keeps skilldeck's fields.
+    npm("hs", &["add", &source, "--skill", "beta", "-g", "-y", "--agent", "codex", "--copy"]);
+    let both = lock("hs");
+    assert!(both["skills"]["beta"].is_object());
+    assert!(both["skills"]["alpha"]["files"].is_object() && both["skills"]["alpha"]["skillPath"].is_string());
+    let (code, err) = skilldeck("hs", &["verify", "-g"]);
+    assert_eq!(code, Some(0), "{err}");
+}

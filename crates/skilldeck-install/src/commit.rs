@@ -151,7 +151,8 @@ pub(crate) fn recover(agents: &Path, lock_path: &Path) -> Result<(), InstallErro
     if let Some(dir) = lock_path.parent()
         && let Ok(entries) = fs::read_dir(dir)
     {
-        let temp_prefix = format!(".{LOCK_FILE}.");
+        let lock_name = lock_path.file_name().map_or(LOCK_FILE.into(), |n| n.to_string_lossy());
+        let temp_prefix = format!(".{lock_name}.");
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with(&temp_prefix) && name.ends_with(".tmp") {
@@ -199,9 +200,29 @@ fn finish(stage: &Path, plan: &Value) -> Result<(), InstallError> {
     if let Some(lock_path) = plan["lock"].as_str()
         && new_lock.exists()
     {
-        fs::rename(&new_lock, lock_path).map_err(io(Path::new(lock_path)))?;
+        place_lock(&new_lock, Path::new(lock_path))?;
     }
     Ok(())
+}
+
+/// Renames the staged lock over `lock_path`, making its directory first.
+/// The global lock can be on another file system than the stage
+/// (`$XDG_STATE_HOME`): there it is copied beside `lock_path`, synced, and
+/// renamed from there, still atomic for a reader of the lock.
+fn place_lock(new_lock: &Path, lock_path: &Path) -> Result<(), InstallError> {
+    if let Some(parent) = lock_path.parent() {
+        fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    match fs::rename(new_lock, lock_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+            let name = lock_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let beside = lock_path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+            write_synced(&beside, &fs::read(new_lock).map_err(io(new_lock))?)?;
+            fs::rename(&beside, lock_path).map_err(io(lock_path))?;
+            fs::remove_file(new_lock).map_err(io(new_lock))
+        }
+        renamed => renamed.map_err(io(lock_path)),
+    }
 }
 
 /// Writes `bytes` to `path` and syncs it to disk.

@@ -20,7 +20,7 @@ use crate::commit::{self, Move, Stage};
 use crate::files::{self, FilesError};
 use crate::git::{self, GitCache, GitError, Repo};
 use crate::links;
-use crate::lock::{LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
+use crate::lock::{GLOBAL_LOCK_FILE, LOCK_FILE, Lock, LockEntry, LockError, computed_hash};
 use crate::risk;
 use crate::source::{Location, Source, SourceError, SourceType};
 
@@ -305,6 +305,8 @@ pub struct AddOptions {
 pub struct Project {
     root: PathBuf,
     cache: GitCache,
+    /// The user's skills (`~/.agents/skills`, with the global lock), not a project's.
+    lock_path: Option<PathBuf>,
 }
 
 /// The trees one command fetched, by source and reference.
@@ -332,7 +334,34 @@ impl Project {
     pub fn new(root: impl Into<PathBuf>, cache: GitCache) -> Project {
         let root = root.into();
         let root = crate::source::normalise(&std::path::absolute(&root).unwrap_or(root));
-        Project { root, cache }
+        Project { root, cache, lock_path: None }
+    }
+
+    /// The user's own skills, as the `skills` package's `--global` keeps
+    /// them: `HOME/.agents/skills`, which every host in [`HOSTS`](crate::HOSTS)
+    /// but Claude Code reads, and the global lock, `HOME/.agents/.skill-lock.json`
+    /// (`$XDG_STATE_HOME/skills/.skill-lock.json` when `XDG_STATE_HOME` is set,
+    /// as the package reads it) in its format ([`Lock::global`]). `--link
+    /// claude` links from `HOME/.claude/skills`.
+    ///
+    /// ```
+    /// use skilldeck_install::{GitCache, Project};
+    ///
+    /// let home = tempfile::tempdir()?;
+    /// let user = Project::global(home.path(), GitCache::new(home.path().join("cache")));
+    /// assert_eq!(user.skills_dir(), home.path().join(".agents/skills"));
+    /// assert_eq!(user.lock()?.version, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn global(home: impl Into<PathBuf>, cache: GitCache) -> Project {
+        let mut user = Project::new(home, cache);
+        let state = std::env::var_os("XDG_STATE_HOME").filter(|s| !s.is_empty()).map(PathBuf::from);
+        let lock_path = match state {
+            Some(state) => state.join("skills").join(GLOBAL_LOCK_FILE),
+            None => user.root.join(".agents").join(GLOBAL_LOCK_FILE),
+        };
+        user.lock_path = Some(lock_path);
+        user
     }
 
     /// `.agents/skills` of the project.
@@ -340,18 +369,23 @@ impl Project {
         self.root.join(PROJECT_SKILLS_DIR)
     }
 
-    /// The project's `skills-lock.json`.
+    /// The project's `skills-lock.json`, or the global lock.
     pub fn lock_path(&self) -> PathBuf {
-        self.root.join(LOCK_FILE)
+        self.lock_path.clone().unwrap_or_else(|| self.root.join(LOCK_FILE))
     }
 
-    /// Reads the project's lock (empty when there is none).
+    /// Reads the project's lock (empty when there is none: [`Lock::global`]'s
+    /// shape for the user's skills).
     ///
     /// # Errors
     ///
     /// [`LockError`].
     pub fn lock(&self) -> Result<Lock, LockError> {
-        Lock::read(&self.lock_path())
+        let path = self.lock_path();
+        match (self.lock_path.is_some(), path.exists()) {
+            (true, false) => Ok(Lock::global()),
+            _ => Lock::read(&path),
+        }
     }
 
     fn agents_dir(&self) -> PathBuf {
@@ -434,9 +468,14 @@ impl Project {
             }
             let mut entry = LockEntry::new(self.lock_source(source), source.source_type.as_str(), String::new());
             entry.source_url = source.lock_source_url();
+            if self.lock_path.is_some() {
+                // The package's global entries name every source's URL (a local one's path).
+                entry.source_url = Some(source.url_or_path());
+            }
             entry.reference = source.reference.clone();
             entry.skill_path = Some(skill.skill_path.clone());
             entry.commit = tree.commit.clone();
+            self.stamp(&mut entry, lock.skills.get(&skill.name));
             let linked = lock.skills.get(&skill.name).map(|e| e.links.clone()).unwrap_or_default();
             entry.links = links::merged(&linked, &hosts);
             if !options.force {
@@ -488,7 +527,7 @@ impl Project {
             let (source, skill_path) = self.lock_source_of(name, entry)?;
             let commit = entry.commit.as_deref().or(entry.reference.as_deref());
             let tree = self.fetch_once(&mut trees, &source, commit, &stage)?;
-            let dir = tree.root.join(skill_dir_of(&skill_path));
+            let dir = skill_dir(&source, &tree, name, skill_path.as_deref())?;
             let mut next = entry.clone();
             next.commit = tree.commit.clone().or(next.commit);
             let target = self.skills_dir().join(name);
@@ -588,9 +627,10 @@ impl Project {
                 report.push(Update::Current { name: name.clone() });
                 continue;
             }
-            let dir = tree.root.join(skill_dir_of(&skill_path));
+            let dir = skill_dir(&source, &tree, name, skill_path.as_deref())?;
             let mut next = entry.clone();
             next.commit = tree.commit.clone();
+            self.stamp(&mut next, Some(entry));
             let target = self.skills_dir().join(name);
             let skill = prepare(name, &source.to_string(), &dir, next, &stage, true, &target)?;
             let empty = BTreeMap::new();
@@ -610,11 +650,26 @@ impl Project {
         Ok(report)
     }
 
+    /// For the global lock, `installedAt` (kept from `previous`) and
+    /// `updatedAt` (now), as the `skills` package stamps its global entries.
+    fn stamp(&self, entry: &mut LockEntry, previous: Option<&LockEntry>) {
+        if self.lock_path.is_none() {
+            return;
+        }
+        let now = serde_json::Value::from(skilldeck::store::now_utc());
+        let installed = previous.and_then(|p| p.extra.get("installedAt").cloned()).unwrap_or_else(|| now.clone());
+        entry.extra.insert("installedAt".into(), installed);
+        entry.extra.insert("updatedAt".into(), now);
+    }
+
     /// The lock's `source` for `source`: a local directory relative to the
     /// project, `./`-prefixed and `/`-separated, as the `skills` package
     /// writes it (`getPortableLocalSource`).
     fn lock_source(&self, source: &Source) -> String {
         let Location::Local { path } = &source.location else { return source.lock_source() };
+        if self.lock_path.is_some() {
+            return source.url_or_path();
+        }
         match relative(&self.root, path) {
             Some(rel) if rel.is_empty() => ".".into(),
             Some(rel) if rel == ".." || rel.starts_with("../") => rel,
@@ -624,7 +679,7 @@ impl Project {
     }
 
     /// The source and `skillPath` of a lock entry.
-    fn lock_source_of(&self, name: &str, entry: &LockEntry) -> Result<(Source, String), InstallError> {
+    fn lock_source_of(&self, name: &str, entry: &LockEntry) -> Result<(Source, Option<String>), InstallError> {
         let unsupported = |reason: String| InstallError::Unsupported { name: name.to_owned(), reason };
         let source = Source::from_lock(
             &entry.source,
@@ -634,11 +689,10 @@ impl Project {
             &self.root,
         )
         .ok_or_else(|| unsupported(format!("sourceType {:?}", entry.source_type)))?;
-        let skill_path = entry.skill_path.clone().unwrap_or_else(|| "SKILL.md".into());
-        if skill_path.split('/').any(|s| s == "..") {
+        if let Some(skill_path) = entry.skill_path.as_ref().filter(|p| p.split('/').any(|s| s == "..")) {
             return Err(unsupported(format!("skillPath {skill_path:?}")));
         }
-        Ok((source, skill_path))
+        Ok((source, entry.skill_path.clone()))
     }
 
     /// The source's files at `reference` (a commit, a branch, a tag; `None`:
@@ -829,6 +883,19 @@ fn digests(name: &str, dir: &Path) -> Result<BTreeMap<String, String>, InstallEr
 
 fn hash_of(name: &str, dir: &Path) -> Result<String, InstallError> {
     computed_hash(dir).map_err(|source| InstallError::Files { name: name.to_owned(), source })
+}
+
+/// The directory of skill `name` in `tree`: its `skillPath`'s, or, for an
+/// entry without one (the `skills` package's global entries of a local
+/// source), the skill of that name the source holds.
+fn skill_dir(source: &Source, tree: &Tree, name: &str, skill_path: Option<&str>) -> Result<PathBuf, InstallError> {
+    if let Some(skill_path) = skill_path {
+        return Ok(tree.root.join(skill_dir_of(skill_path)));
+    }
+    let found = discover(source, tree)?;
+    let available = found.iter().map(|(f, _)| f.name.clone()).collect();
+    let dir = found.into_iter().find(|(f, _)| f.name == name).map(|(_, dir)| dir);
+    dir.ok_or_else(|| InstallError::NoSuchSkill { origin: source.to_string(), name: name.to_owned(), available })
 }
 
 /// The directory of a `SKILL.md` path (`""` for the root's).

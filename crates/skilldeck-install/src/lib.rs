@@ -44,5 +44,7 @@ pub use files::{FilesError, MAX_FILE_BYTES, MAX_FILES};
 pub use git::{GitCache, GitError, Repo};
 pub use install::{AddOptions, Diff, Found, InstallError, Installed, PROJECT_SKILLS_DIR, Project, Update, Verified};
 pub use links::{HOSTS, Host, host};
-pub use lock::{LOCK_FILE, LOCK_VERSION, Lock, LockEntry, LockError, computed_hash};
+pub use lock::{
+    GLOBAL_LOCK_FILE, GLOBAL_LOCK_VERSION, LOCK_FILE, LOCK_VERSION, Lock, LockEntry, LockError, computed_hash,
+};
 pub use source::{Location, Source, SourceError, SourceType};

@@ -22,6 +22,13 @@ pub const LOCK_FILE: &str = skilldeck::LOCK_FILE;
 /// The lock format's version, the `skills` package's `CURRENT_VERSION`.
 pub const LOCK_VERSION: u64 = 1;
 
+/// The global lock's file name, in `~/.agents` (the `skills` package's `.skill-lock.json`).
+pub const GLOBAL_LOCK_FILE: &str = ".skill-lock.json";
+
+/// The global lock format's version (the package's `CURRENT_VERSION` for it):
+/// a global lock below it is read by the package as empty.
+pub const GLOBAL_LOCK_VERSION: u64 = 3;
+
 /// A `skills-lock.json`.
 ///
 /// # The `skills` package's format (npm `skills` 1.7.4, `dist/cli.mjs`)
@@ -62,6 +69,19 @@ pub const LOCK_VERSION: u64 = 1;
 /// 4. one SHA-256 over, for each file in that order, the path's UTF-8 bytes
 ///    and then the file's bytes, with no separator and no length;
 /// 5. written as 64 lowercase hexadecimal digits, with no `sha256:` prefix.
+///
+/// # The global lock (`--global`)
+///
+/// `~/.agents/.skill-lock.json` is another format of the package's
+/// (`readSkillLock`, `writeSkillLock`, `addSkillToLock`): `version` 3
+/// ([`GLOBAL_LOCK_VERSION`]), `skills`, and `dismissed` (kept, as any other
+/// top-level key); `JSON.stringify(lock, null, 2)` with no line break at the
+/// end; an entry's keys `source`, `sourceType`, `sourceUrl`, `ref`,
+/// `skillPath`, `skillFolderHash` (what [`LockEntry::computed_hash`] holds:
+/// the hash above, which the package also writes for a source that is not on
+/// GitHub and accepts for one that is), then `installedAt` and `updatedAt`
+/// (ISO 8601 times, kept with the entry's other keys). A lock is this format
+/// when its `version` is 3 or more ([`Lock::is_global`]).
 ///
 /// # skilldeck's fields
 ///
@@ -179,6 +199,23 @@ pub enum LockError {
 }
 
 impl Lock {
+    /// An empty global lock, as the package makes one (`createEmptyLockFile`).
+    ///
+    /// ```
+    /// let lock = skilldeck_install::Lock::global();
+    /// assert_eq!(lock.to_json(), "{\n  \"version\": 3,\n  \"skills\": {},\n  \"dismissed\": {}\n}");
+    /// ```
+    pub fn global() -> Lock {
+        let mut extra = Map::new();
+        extra.insert("dismissed".into(), Value::Object(Map::new()));
+        Lock { version: GLOBAL_LOCK_VERSION, skills: BTreeMap::new(), extra }
+    }
+
+    /// Whether this is the global lock's format (`version` 3 or more).
+    pub fn is_global(&self) -> bool {
+        self.version >= GLOBAL_LOCK_VERSION
+    }
+
     /// Reads `path`; a missing file is an empty lock.
     ///
     /// # Errors
@@ -227,7 +264,8 @@ impl Lock {
             let reference = text("ref", false)?;
             let source_type = text("sourceType", true)?.unwrap_or_default();
             let skill_path = text("skillPath", false)?;
-            let computed_hash = text("computedHash", false)?.unwrap_or_default();
+            let hash_key = if version >= GLOBAL_LOCK_VERSION { "skillFolderHash" } else { "computedHash" };
+            let computed_hash = text(hash_key, false)?.unwrap_or_default();
             let commit = text("commit", false)?;
             let files = match fields.remove("files") {
                 None => None,
@@ -276,7 +314,7 @@ impl Lock {
         let mut skills = Map::new();
         for name in js_key_order(self.skills.keys()) {
             if let Some(entry) = self.skills.get(name) {
-                skills.insert(name.clone(), entry_json(entry));
+                skills.insert(name.clone(), entry_json(entry, self.is_global()));
             }
         }
         top.insert("skills".into(), Value::Object(skills));
@@ -284,7 +322,9 @@ impl Lock {
             top.insert(key.clone(), value.clone());
         }
         let mut text = serde_json::to_string_pretty(&Value::Object(top)).unwrap_or_default();
-        text.push('\n');
+        if !self.is_global() {
+            text.push('\n');
+        }
         text
     }
 
@@ -311,19 +351,30 @@ impl Lock {
     }
 }
 
-fn entry_json(entry: &LockEntry) -> Value {
+/// An entry's JSON, in the project lock's layout or the global one's.
+fn entry_json(entry: &LockEntry, global: bool) -> Value {
     let mut out = Map::new();
     let mut put = |key: &str, value: &Option<String>| {
         if let Some(v) = value {
             out.insert(key.into(), Value::String(v.clone()));
         }
     };
-    put("source", &Some(entry.source.clone()));
-    put("sourceUrl", &entry.source_url);
-    put("ref", &entry.reference);
-    put("sourceType", &Some(entry.source_type.clone()));
-    put("skillPath", &entry.skill_path);
-    put("computedHash", &Some(entry.computed_hash.clone()));
+    let (source, source_type) = (Some(entry.source.clone()), Some(entry.source_type.clone()));
+    if global {
+        put("source", &source);
+        put("sourceType", &source_type);
+        put("sourceUrl", &entry.source_url);
+        put("ref", &entry.reference);
+        put("skillPath", &entry.skill_path);
+        put("skillFolderHash", &Some(entry.computed_hash.clone()));
+    } else {
+        put("source", &source);
+        put("sourceUrl", &entry.source_url);
+        put("ref", &entry.reference);
+        put("sourceType", &source_type);
+        put("skillPath", &entry.skill_path);
+        put("computedHash", &Some(entry.computed_hash.clone()));
+    }
     for (key, value) in &entry.extra {
         out.insert(key.clone(), value.clone());
     }

@@ -260,6 +260,15 @@ impl Source {
         }
     }
 
+    /// Where the source is: its git URL, or a local directory's path
+    /// (`/`-separated), as the global lock's `sourceUrl` names it.
+    pub(crate) fn url_or_path(&self) -> String {
+        match &self.location {
+            Location::Git { url } => url.clone(),
+            Location::Local { path } => path.to_string_lossy().replace('\\', "/"),
+        }
+    }
+
     /// The source a lock entry names (`source`, `sourceType`, `sourceUrl`,
     /// `ref`), a relative local `source` taken from `project`; `None` for a
     /// type skilldeck cannot fetch.
