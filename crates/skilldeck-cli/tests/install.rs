@@ -822,3 +822,67 @@ fn interop_with_the_npm_skills_package_global() {
     let (code, err) = skilldeck("hs", &["verify", "-g"]);
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn a_lock_with_merge_conflict_markers_is_both_sides_merged_or_names_the_skill_they_disagree_on() {
+    let env = Env::new();
+    origin(&env);
+    let url = env.url("origin");
+    // A project in git; two branches each add one skill; the merge conflicts in the lock.
+    let project = env.path("p");
+    fs::create_dir_all(&project).unwrap();
+    env.git(&project, &["init", "--quiet"]);
+    env.git(&project, &["commit", "--quiet", "--allow-empty", "-m", "start"]);
+    env.git(&project, &["checkout", "--quiet", "-b", "a"]);
+    assert!(env.skilldeck("p", &["add", &url, "--skill", "alpha"]).status.success());
+    env.git(&project, &["add", "skills-lock.json", ".agents/skills"]);
+    env.git(&project, &["commit", "--quiet", "-m", "alpha"]);
+    env.git(&project, &["checkout", "--quiet", "-b", "b", "HEAD~1"]);
+    assert!(env.skilldeck("p", &["add", &url, "--skill", "beta"]).status.success());
+    env.git(&project, &["add", "skills-lock.json", ".agents/skills"]);
+    env.git(&project, &["commit", "--quiet", "-m", "beta"]);
+    let merge = Command::new("git")
+        .current_dir(&project)
+        .args(["-c", "user.name=T", "-c", "user.email=t@e", "merge", "--quiet", "a"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", env.path("home"))
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the two additions conflict in skills-lock.json");
+    let text = fs::read_to_string(project.join("skills-lock.json")).unwrap();
+    assert!(text.contains("<<<<<<< ") && text.contains("\n=======\n"), "{text}");
+
+    // Read as both sides: verify sees both skills; install writes the lock resolved.
+    let verified = env.skilldeck("p", &["verify"]);
+    assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
+    let installed = env.skilldeck("p", &["install"]);
+    assert!(installed.status.success(), "{}", stderr(&installed));
+    let resolved = fs::read_to_string(project.join("skills-lock.json")).unwrap();
+    assert!(!resolved.contains("<<<<<<<"), "{resolved}");
+    let lock: serde_json::Value = serde_json::from_str(&resolved).unwrap();
+    assert_eq!(lock["skills"].as_object().unwrap().keys().collect::<Vec<_>>(), ["alpha", "beta"]);
+
+    // Two sides that install one skill differently: an error naming it, nothing written.
+    let side = |name: &str, hash: &str| {
+        format!(
+            "    \"{name}\": {{\n      \"source\": \"acme/skills\",\n      \"sourceType\": \"github\",\n      \"computedHash\": \"{hash}\"\n    }}\n"
+        )
+    };
+    let conflicted = format!(
+        "{{\n  \"version\": 1,\n  \"skills\": {{\n<<<<<<< HEAD\n{}=======\n{}>>>>>>> other\n  }}\n}}\n",
+        side("alpha", &"1".repeat(64)),
+        side("alpha", &"2".repeat(64))
+    );
+    fs::create_dir_all(env.path("q")).unwrap();
+    fs::write(env.path("q/skills-lock.json"), &conflicted).unwrap();
+    let refused = env.skilldeck("q", &["install"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        stderr(&refused),
+        format!(
+            "skilldeck: {}: a merge conflict the two sides disagree on: skill \"alpha\" differs; resolve it by hand\n",
+            env.path("q/skills-lock.json").display()
+        )
+    );
+    assert_eq!(fs::read_to_string(env.path("q/skills-lock.json")).unwrap(), conflicted);
+}

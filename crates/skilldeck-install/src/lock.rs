@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::files::{self, FilesError};
 
 mod collate;
+mod merge;
 
 /// The project lock's file name (the engine's, whose catalog checks installed skills against it).
 pub const LOCK_FILE: &str = skilldeck::LOCK_FILE;
@@ -188,6 +189,14 @@ pub enum LockError {
         /// Where and why.
         source: serde_json::Error,
     },
+    /// Git's conflict markers, around two sides that disagree.
+    #[error("{path}: a merge conflict the two sides disagree on: {what} differs; resolve it by hand")]
+    Conflict {
+        /// The lock file.
+        path: PathBuf,
+        /// What differs: a skill, or a top-level key.
+        what: String,
+    },
     /// JSON, but not a lock's shape.
     #[error("{path}: {message}")]
     Shape {
@@ -229,12 +238,41 @@ impl Lock {
         }
     }
 
-    /// Parses a lock's text; `path` only names it in errors.
+    /// Parses a lock's text; `path` only names it in errors. A text with
+    /// git's conflict markers (two branches that each added a skill) is read
+    /// as both its sides, merged: every skill of either, and an error naming
+    /// a skill the two give differently. The next write leaves it resolved.
+    ///
+    /// ```
+    /// use skilldeck_install::{Lock, LockEntry};
+    ///
+    /// let side = |name: &str| {
+    ///     let mut lock = Lock::default();
+    ///     lock.skills.insert(name.into(), LockEntry::new("acme/skills", "github", "0".repeat(64)));
+    ///     lock.to_json()
+    /// };
+    /// let (a, b) = (side("alpha"), side("beta"));
+    /// let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    /// // Both sides share every line but the entry's name.
+    /// let text = format!("{}\n<<<<<<< HEAD\n{}\n=======\n{}\n>>>>>>> other\n{}\n",
+    ///     a[..3].join("\n"), a[3], b[3], a[4..].join("\n"));
+    /// let lock = Lock::from_json(&text, "skills-lock.json".as_ref())?;
+    /// assert_eq!(lock.skills.keys().collect::<Vec<_>>(), ["alpha", "beta"]);
+    /// # Ok::<(), skilldeck_install::LockError>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// [`LockError::Json`] or [`LockError::Shape`].
+    /// [`LockError::Json`], [`LockError::Shape`], or [`LockError::Conflict`].
     pub fn from_json(text: &str, path: &Path) -> Result<Lock, LockError> {
+        match merge::sides(text) {
+            Some((ours, theirs)) => merge::merged(Lock::parse(&ours, path)?, Lock::parse(&theirs, path)?, path),
+            None => Lock::parse(text, path),
+        }
+    }
+
+    /// [`Lock::from_json`] of a text without conflict markers.
+    fn parse(text: &str, path: &Path) -> Result<Lock, LockError> {
         let shape = |message: String| LockError::Shape { path: path.to_path_buf(), message };
         let value: Value =
             serde_json::from_str(text).map_err(|source| LockError::Json { path: path.to_path_buf(), source })?;
