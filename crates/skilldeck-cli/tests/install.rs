@@ -199,6 +199,8 @@ fn update_prints_what_changes_and_leaves_pinned_skills() {
     let url = env.url("origin");
     assert!(env.skilldeck("p", &["add", &url, "--skill", "alpha"]).status.success());
     assert!(env.skilldeck("p", &["add", &url, "--skill", "beta", "--ref", &first]).status.success());
+    // --pin pins the branch's commit without naming it.
+    assert!(env.skilldeck("q", &["add", &url, "--skill", "alpha", "--pin"]).status.success());
     fs::remove_file(env.path("origin/skills/alpha/run.sh")).unwrap();
     let second = env.commit(
         "origin",
@@ -217,6 +219,15 @@ fn update_prints_what_changes_and_leaves_pinned_skills() {
     let again = env.skilldeck("p", &["update", "alpha"]);
     assert_eq!(stdout(&again), "alpha: up to date\n");
     assert_eq!(env.skilldeck("p", &["verify"]).status.code(), Some(0));
+    let pinned = env.skilldeck("q", &["update"]);
+    assert_eq!(stdout(&pinned), "alpha: pinned, left alone\n");
+    let lock: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(env.path("q/skills-lock.json")).unwrap()).unwrap();
+    assert_eq!(
+        (&lock["skills"]["alpha"]["pinned"], &lock["skills"]["alpha"]["commit"]),
+        (&serde_json::json!(true), &serde_json::json!(first))
+    );
+    assert!(lock["skills"]["alpha"].get("ref").is_none(), "the ref stays as asked: none");
 }
 
 #[test]

@@ -46,6 +46,9 @@ pub struct AddOptions {
     /// The hosts (by [`Host::name`](crate::Host::name)) whose own place is
     /// to show each skill through a link, beside those it has already.
     pub links: Vec<String>,
+    /// Pin each skill at the commit installed: `update` leaves it there, as
+    /// it leaves a skill whose ref is a commit.
+    pub pin: bool,
 }
 
 /// A project: its `.agents/skills` and its `skills-lock.json`, and the
@@ -237,6 +240,7 @@ impl Project {
             entry.reference = source.reference.clone();
             entry.skill_path = Some(skill.skill_path.clone());
             entry.commit = tree.commit.clone();
+            entry.pinned = options.pin && tree.commit.is_some();
             self.stamp(&mut entry, lock.skills.get(&skill.name));
             let linked = lock.skills.get(&skill.name).map(|e| e.links.clone()).unwrap_or_default();
             entry.links = links::merged(&linked, &hosts);
@@ -378,7 +382,7 @@ impl Project {
             if !names.is_empty() && !names.contains(name) {
                 continue;
             }
-            let pinned = entry.reference.as_deref().is_some_and(git::is_commit_id);
+            let pinned = entry.pinned || entry.reference.as_deref().is_some_and(git::is_commit_id);
             if pinned || entry.source_type == SourceType::Local.as_str() {
                 report.push(Update::Pinned { name: name.clone() });
                 continue;

@@ -89,8 +89,9 @@ pub const GLOBAL_LOCK_VERSION: u64 = 3;
 /// After the package's keys, in an entry: `commit` (the resolved commit, 40
 /// hex digits; absent for a local source), `files` (every installed file's
 /// path, `/`-separated, to `sha256:` and its lowercase hex digest, by path)
-/// and `links` (the hosts, by [`Host::name`](crate::Host::name), whose own
-/// place shows the skill through a link; absent when none).
+/// `links` (the hosts, by [`Host::name`](crate::Host::name), whose own
+/// place shows the skill through a link; absent when none) and `pinned`
+/// (`true` for a skill `update` leaves at its commit; absent otherwise).
 /// Unknown keys, in an entry or at the top level, are kept as read when
 /// skilldeck rewrites the lock, after the known ones. The `skills` package
 /// keeps entries' extra keys too (it spreads the entry it read), so it
@@ -148,6 +149,8 @@ pub struct LockEntry {
     /// `links` (skilldeck's): the hosts whose own place links to the skill,
     /// by [`Host::name`](crate::Host::name), in [`HOSTS`](crate::HOSTS)' order.
     pub links: Vec<String>,
+    /// `pinned` (skilldeck's): `update` leaves the skill at its commit.
+    pub pinned: bool,
     /// Other keys, as read.
     pub extra: Map<String, Value>,
 }
@@ -165,6 +168,7 @@ impl LockEntry {
             commit: None,
             files: None,
             links: Vec::new(),
+            pinned: false,
             extra: Map::new(),
         }
     }
@@ -328,6 +332,11 @@ impl Lock {
                     .collect::<Result<_, _>>()?,
                 Some(_) => return Err(shape(format!("skill {name:?}: `links` is not an array"))),
             };
+            let pinned = match fields.remove("pinned") {
+                None => false,
+                Some(Value::Bool(pinned)) => pinned,
+                Some(_) => return Err(shape(format!("skill {name:?}: `pinned` is not true or false"))),
+            };
             let entry = LockEntry {
                 source,
                 source_url,
@@ -338,6 +347,7 @@ impl Lock {
                 commit,
                 files,
                 links,
+                pinned,
                 extra: fields,
             };
             entries.insert(name, entry);
@@ -430,6 +440,9 @@ fn entry_json(entry: &LockEntry, global: bool) -> Value {
     }
     if !entry.links.is_empty() {
         out.insert("links".into(), Value::from(entry.links.clone()));
+    }
+    if entry.pinned {
+        out.insert("pinned".into(), Value::Bool(true));
     }
     Value::Object(out)
 }

@@ -36,6 +36,9 @@ pub(crate) struct AddArgs {
     /// themselves need none. Repeat for more; the hosts are the README's table.
     #[arg(long = "link", value_name = "HOST")]
     link: Vec<String>,
+    /// Pin each skill at the commit installed: `update` leaves it there (as it leaves a skill added @COMMIT).
+    #[arg(long)]
+    pin: bool,
     #[command(flatten)]
     project: ProjectArgs,
 }
@@ -63,6 +66,7 @@ pub(crate) fn run(args: &AddArgs) -> anyhow::Result<ExitCode> {
         force: args.force,
         allow_risk: args.allow_risk,
         links: args.link.clone(),
+        pin: args.pin,
     };
     let installed = project.add(&source, &options).map_err(show_refusal)?;
     show_audit(installed.iter().map(|skill| &skill.audit));
