@@ -451,6 +451,9 @@ fn catalog_builder(sources: &SourceArgs, roots: &[PathBuf]) -> anyhow::Result<Ca
         .frontmatter_mode(if sources.strict { FrontmatterMode::Strict } else { FrontmatterMode::Lenient })
         .symlinks(if sources.no_follow_symlinks { Symlinks::Skip } else { Symlinks::Follow })
         .locked(sources.locked);
+    if let Some(cache) = skilldeck::user_cache_dir() {
+        builder = builder.installed_stamps(cache.join("installed"));
+    }
     if let Some(severity) = sources.refuse_risk {
         builder = builder.refuse_risk(severity);
     }

@@ -202,7 +202,7 @@ pub(crate) fn run(
 /// directory: this command line, in this directory, with this home, over
 /// the places looked in.
 fn start_cache(looked_in: &[PathBuf]) -> Option<StartCache> {
-    let dir = StartCache::user_dir()?;
+    let dir = skilldeck::user_cache_dir()?;
     let cwd = std::env::current_dir().ok()?;
     let args = without_token(std::env::args_os().skip(1).map(|arg| arg.to_string_lossy().into_owned()));
     let home = skilldeck::home_dir().unwrap_or_default();

@@ -88,20 +88,15 @@ impl GitCache {
         GitCache { root: root.into() }
     }
 
-    /// The user's cache: `$XDG_CACHE_HOME/skilldeck/git`, else
-    /// `~/.cache/skilldeck/git`.
+    /// The user's cache: `git` in [`skilldeck::user_cache_dir`]
+    /// (`$XDG_CACHE_HOME/skilldeck/git`, else `~/.cache/skilldeck/git`).
     ///
     /// # Errors
     ///
     /// [`GitError::Cache`] when neither variable nor a home directory is known.
     pub fn user() -> Result<GitCache, GitError> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-            .or_else(|| skilldeck::home_dir().map(|h| h.join(".cache")));
-        match base {
-            Some(base) => Ok(GitCache::new(base.join("skilldeck").join("git"))),
+        match skilldeck::user_cache_dir() {
+            Some(dir) => Ok(GitCache::new(dir.join("git"))),
             None => Err(GitError::Cache {
                 path: PathBuf::from("~/.cache"),
                 source: std::io::Error::other("no XDG_CACHE_HOME and no home directory"),

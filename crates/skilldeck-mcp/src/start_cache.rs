@@ -71,18 +71,6 @@ impl StartCache {
         StartCache { path, search_path, key, roots }
     }
 
-    /// The user's cache directory for skilldeck: `$XDG_CACHE_HOME/skilldeck`,
-    /// else `~/.cache/skilldeck` (`~/Library/Caches/skilldeck` on macOS);
-    /// none without a home.
-    pub fn user_dir() -> Option<PathBuf> {
-        let xdg = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|dir| dir.is_absolute());
-        let base = xdg.or_else(|| {
-            let home = skilldeck::home_dir()?;
-            Some(if cfg!(target_os = "macos") { home.join("Library/Caches") } else { home.join(".cache") })
-        })?;
-        Some(base.join("skilldeck"))
-    }
-
     /// The file the level 1 is kept in.
     pub fn path(&self) -> &Path {
         &self.path

@@ -70,7 +70,9 @@ pub use search::{Hit, SavedSearch, SavedSearchError, SearchResults};
 // names, so a user needs no dependency on `skilldeck-walk`.
 pub use skilldeck_walk::{File, LimitHit, Limits, Symlinks, Totals, Walk};
 pub use source::confine::{Confinement, MAX_SERVED_BYTES, Opened, Refusal};
-pub use source::convention::{ConventionalRoots, OutsideProject, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir};
+pub use source::convention::{
+    ConventionalRoots, OutsideProject, PROJECT_SKILL_DIRS, USER_SKILL_DIRS, home_dir, user_cache_dir,
+};
 pub use source::frontmatter::{Frontmatter, FrontmatterMode};
 pub use source::installed::{LOCK_FILE, PROJECT_SKILLS_DIR};
 pub use source::read::DEFAULT_MAX_FRONTMATTER;

@@ -143,3 +143,44 @@ fn a_live_reload_sees_a_file_edited_after_the_first_build() {
     fs::write(&run, "echo alpha\n").unwrap();
     assert_eq!(live.reload_changed(&[run]).warnings(), []);
 }
+
+#[test]
+fn stamps_stand_in_for_a_read_only_while_the_files_stat_is_the_same() {
+    let project = project();
+    let cache = tempfile::tempdir().unwrap();
+    let run = project.path().join(".agents/skills/alpha/run.sh");
+    let build =
+        || Catalog::builder().root(project.path().join(".agents/skills")).installed_stamps(cache.path()).build();
+    let stamps =
+        || -> Vec<std::path::PathBuf> { fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect() };
+    // A file changed this instant is not stamped (a write in the same clock tick could go unseen).
+    assert_eq!(build().warnings(), []);
+    assert!(stamps().is_empty(), "{:?}", stamps());
+    // Settled, it is: one file for the project's lock, holding run.sh's stat and digest
+    // (the SKILL.md is digested from the walk's own read, never stamped).
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(build().warnings(), []);
+    let [file] = &stamps()[..] else { panic!("{:?}", stamps()) };
+    let text = fs::read_to_string(file).unwrap();
+    let good = digest(b"echo alpha\n");
+    assert!(text.contains(&good) && text.contains("run.sh") && !text.contains("SKILL.md"), "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(fs::metadata(file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    // The next build takes the stamp instead of reading run.sh: a stamp made to lie, with
+    // the file's own stat, is believed (which shows the file was not read) ...
+    let lie = digest(b"something else\n");
+    fs::write(file, text.replace(&good, &lie)).unwrap();
+    assert_eq!(build().warnings(), [modified("run.sh", FileChange::Modified, project.path())]);
+    // ... and an edit of the same size changes the stat, so the file is read again whatever
+    // the stamp says.
+    fs::write(&run, "echo alpHa\n").unwrap();
+    assert_eq!(build().warnings(), [modified("run.sh", FileChange::Modified, project.path())]);
+    fs::write(&run, "echo alpha\n").unwrap();
+    assert_eq!(build().warnings(), [], "read again: the bytes are the lock's");
+    // A damaged stamps file is not trusted: every file is read.
+    fs::write(file, "{ not json").unwrap();
+    assert_eq!(build().warnings(), []);
+}

@@ -166,6 +166,7 @@ pub struct CatalogBuilder {
     pub(super) store: Option<Arc<dyn SkillStore>>,
     pub(super) before_read: Option<BeforeRead>,
     pub(super) locked: bool,
+    pub(super) installed_stamps: Option<PathBuf>,
     pub(super) refuse_risk: Option<Severity>,
 }
 
@@ -180,6 +181,7 @@ impl fmt::Debug for CatalogBuilder {
             .field("store", &self.store.is_some())
             .field("before_read", &self.before_read.is_some())
             .field("locked", &self.locked)
+            .field("installed_stamps", &self.installed_stamps)
             .field("refuse_risk", &self.refuse_risk)
             .finish_non_exhaustive()
     }
@@ -354,6 +356,28 @@ impl CatalogBuilder {
     /// ```
     pub fn locked(mut self, locked: bool) -> Self {
         self.locked = locked;
+        self
+    }
+
+    /// Keeps the load-time check's stamps in `dir` (one small file per
+    /// project lock, readable by the user alone): an installed file whose
+    /// `stat` is the one it had when its digest last matched is not read
+    /// again, so a catalog over many installed skills loads at the cost of
+    /// a `stat` per file instead of a read. An edit changes the file's
+    /// change time, which no tool sets back, so it is always seen. Default:
+    /// none kept, every installed file read on every build. The command line
+    /// keeps them in the user's cache directory.
+    ///
+    /// ```
+    /// use skilldeck::Catalog;
+    ///
+    /// let cache = tempfile::tempdir()?;
+    /// let catalog = Catalog::builder().installed_stamps(cache.path()).build();
+    /// assert_eq!(catalog.len(), 0);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn installed_stamps(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.installed_stamps = Some(dir.into());
         self
     }
 

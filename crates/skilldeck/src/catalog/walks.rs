@@ -34,7 +34,7 @@ impl CatalogBuilder {
     fn walk_dir(&self, dir: &Path, limits: Limits) -> DirWalk {
         let max_frontmatter = self.max_frontmatter.unwrap_or(DEFAULT_MAX_FRONTMATTER);
         // Each project's lock read once per walk, the first time one of its skills is.
-        let locks = Locks::default();
+        let locks = Locks::new(self.installed_stamps.clone());
         let walk = walker(dir, self.symlinks, limits).visit(
             |name| name == SKILL_MD,
             |found| {
@@ -58,6 +58,7 @@ impl CatalogBuilder {
             })
             .collect();
         candidates.sort_by(|(a, _), (b, _)| candidate_order(a, b));
+        locks.save();
         DirWalk { candidates, limit_hit: walk.limit_hit, totals: walk.totals, links: walk.links }
     }
 

@@ -173,6 +173,26 @@ pub fn home_dir() -> Option<PathBuf> {
     std::env::home_dir().filter(|home| !home.as_os_str().is_empty())
 }
 
+/// skilldeck's directory in the user's cache: `$XDG_CACHE_HOME/skilldeck`
+/// (an absolute one), else `~/.cache/skilldeck` (`~/Library/Caches/skilldeck`
+/// on macOS); none without a home. What the command line keeps between runs
+/// goes there: the git cache, a server's start cache, the load-time check's
+/// stamps.
+///
+/// ```
+/// if let Some(dir) = skilldeck::user_cache_dir() {
+///     assert!(dir.ends_with("skilldeck"));
+/// }
+/// ```
+pub fn user_cache_dir() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|dir| dir.is_absolute());
+    let base = xdg.or_else(|| {
+        let home = home_dir()?;
+        Some(if cfg!(target_os = "macos") { home.join("Library/Caches") } else { home.join(".cache") })
+    })?;
+    Some(base.join("skilldeck"))
+}
+
 /// `start` and its parents up to the nearest one holding `.git` (a
 /// directory, or the file of a worktree), nearest first; `start` alone when
 /// none does.

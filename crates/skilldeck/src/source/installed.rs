@@ -12,6 +12,14 @@
 //! frontmatter when that read took the whole file (most do); the skill's
 //! other files are listed (one `read_dir` per directory) and each read once.
 //! A project without a lock costs one `stat` per walk.
+//!
+//! With stamps kept ([`CatalogBuilder::installed_stamps`](crate::CatalogBuilder::installed_stamps)),
+//! a file whose `stat` (device, inode, size, modification and change times)
+//! is the one it had when it was last read and digested is not read again:
+//! one `stat` instead of a read. The change time is the kernel's own (no
+//! tool sets it back), so an edit always shows; a stamp younger than
+//! [`SETTLED`] is not kept, as a write in the same clock tick as the read
+//! could leave the times as they were (git's "racy" entries).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
@@ -20,6 +28,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use sha2::{Digest, Sha256};
+
+use serde::{Deserialize, Serialize};
 
 use crate::model::FileChange;
 use crate::source::confine::MAX_SERVED_BYTES;
@@ -58,6 +68,134 @@ pub(crate) enum Integrity {
 
 type Sha = [u8; 32];
 
+/// How old a file's change time must be for its stamp to be kept.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A file's `stat` as a stamp compares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Stat {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stat {
+    #[cfg(unix)]
+    fn of(meta: &fs::Metadata) -> Option<Stat> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Stat {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// Elsewhere there is no change time: nothing is stamped.
+    #[cfg(not(unix))]
+    fn of(_meta: &fs::Metadata) -> Option<Stat> {
+        None
+    }
+
+    /// Whether the file last changed at least [`SETTLED`] before `now`.
+    fn settled(&self, now: std::time::SystemTime) -> bool {
+        let since_epoch = now.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let changed = std::time::Duration::new(self.ctime.0.max(0) as u64, self.ctime.1.clamp(0, 999_999_999) as u32);
+        since_epoch.saturating_sub(changed) >= SETTLED
+    }
+}
+
+/// The stamps of one project's installed files: each file's `stat` when
+/// it was last digested, and the digest, kept in a file between runs.
+#[derive(Default)]
+struct Stamps {
+    /// The file they are kept in; `None`: not kept.
+    file: Option<PathBuf>,
+    known: HashMap<PathBuf, (Stat, Sha)>,
+    changed: bool,
+}
+
+/// The stamps file's shape: a version, then the stamps.
+#[derive(Serialize, Deserialize)]
+struct StampsFile {
+    version: u32,
+    stamps: Vec<(PathBuf, Stat, String)>,
+}
+
+/// The stamps file's format version: a file of another is not read.
+const STAMPS_VERSION: u32 = 1;
+
+impl Stamps {
+    /// The stamps kept in `dir` for the lock at `lock` (none when the file
+    /// is missing, damaged or of another version: then every file is read).
+    fn load(dir: Option<&Path>, lock: &Path) -> Stamps {
+        let Some(dir) = dir else { return Stamps::default() };
+        let key: String =
+            Sha256::digest(lock.as_os_str().as_encoded_bytes())[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let file = dir.join(format!("installed-{key}.json"));
+        let read = fs::read(&file).ok().and_then(|bytes| serde_json::from_slice::<StampsFile>(&bytes).ok());
+        let known = read
+            .filter(|f| f.version == STAMPS_VERSION)
+            .map(|f| f.stamps.into_iter().filter_map(|(path, stat, hex)| Some((path, (stat, sha_of(&hex)?)))).collect())
+            .unwrap_or_default();
+        Stamps { file: Some(file), known, changed: false }
+    }
+
+    /// The digest of the file at `path`, whose `stat` is `meta`: the kept
+    /// one when the stamp is the same, else read (and stamped, if settled).
+    /// The stamps are not held while the file is read: the walk's threads
+    /// read a project's files at once.
+    fn digest(stamps: &Mutex<Stamps>, path: &Path, meta: Option<&fs::Metadata>) -> Option<Sha> {
+        let lock = || stamps.lock().unwrap_or_else(PoisonError::into_inner);
+        let stat = {
+            let kept = lock();
+            let stat = if kept.file.is_some() { meta.and_then(Stat::of) } else { None };
+            if let Some(stat) = stat
+                && let Some((known, sha)) = kept.known.get(path)
+                && *known == stat
+            {
+                return Some(*sha);
+            }
+            stat
+        };
+        let sha = digest(path)?;
+        if let Some(stat) = stat.filter(|s| s.settled(std::time::SystemTime::now())) {
+            let mut kept = lock();
+            kept.known.insert(path.to_path_buf(), (stat, sha));
+            kept.changed = true;
+        }
+        Some(sha)
+    }
+
+    /// Writes the stamps back when they changed: to a temporary file beside
+    /// theirs, renamed over it, readable by the user alone. A stamp file
+    /// that cannot be written is no error: the next run reads the files.
+    fn save(&self) {
+        let Some(file) = self.file.as_ref().filter(|_| self.changed) else { return };
+        let hex = |sha: &Sha| sha.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let stamps = self.known.iter().map(|(path, (stat, sha))| (path.clone(), *stat, format!("sha256:{}", hex(sha))));
+        let shape = StampsFile { version: STAMPS_VERSION, stamps: stamps.collect() };
+        let Ok(bytes) = serde_json::to_vec(&shape) else { return };
+        let Some(dir) = file.parent() else { return };
+        let temp =
+            dir.join(format!(".{}.{}.tmp", file.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+        let written = fs::create_dir_all(dir).and_then(|()| {
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create(true).truncate(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            std::io::Write::write_all(&mut options.open(&temp)?, &bytes)?;
+            fs::rename(&temp, file)
+        });
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+    }
+}
+
 /// One entry of a lock: its files' digests (`None` for a digest that is not
 /// one), or `None` for an entry that records no files.
 type Entry = Option<BTreeMap<String, Option<Sha>>>;
@@ -67,15 +205,32 @@ struct ProjectLock {
     path: PathBuf,
     /// The entries by name; `Err(None)`: no lock; `Err(Some(why))`: unreadable.
     entries: Result<HashMap<String, Entry>, Option<String>>,
+    stamps: Mutex<Stamps>,
 }
 
 /// The locks of one walk, each read once, on first need.
 #[derive(Default)]
 pub(crate) struct Locks {
     read: Mutex<HashMap<PathBuf, Arc<ProjectLock>>>,
+    /// Where stamps are kept, if they are.
+    stamps: Option<PathBuf>,
 }
 
 impl Locks {
+    /// The locks of a walk that keeps stamps in `stamps` (none: every
+    /// installed file is read).
+    pub(crate) fn new(stamps: Option<PathBuf>) -> Locks {
+        Locks { read: Mutex::default(), stamps }
+    }
+
+    /// Writes back the stamps that changed during the walk.
+    pub(crate) fn save(&self) {
+        let read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        for lock in read.values() {
+            lock.stamps.lock().unwrap_or_else(PoisonError::into_inner).save();
+        }
+    }
+
     /// The check of the skill in `dir` (absolute), whose `SKILL.md`'s first
     /// bytes the walk read into `head`; `None` when `dir` is not a project's
     /// `.agents/skills/NAME`.
@@ -95,7 +250,7 @@ impl Locks {
         match entries.get(name) {
             None => unnamed(None),
             Some(None) => Some(Integrity::Intact),
-            Some(Some(files)) => Some(match first_difference(dir, files, head) {
+            Some(Some(files)) => Some(match first_difference(dir, files, head, &lock.stamps) {
                 None => Integrity::Intact,
                 Some((file, change)) => Integrity::Differs { lock: lock.path.clone(), file, change },
             }),
@@ -104,19 +259,24 @@ impl Locks {
 
     fn lock(&self, project: &Path) -> Arc<ProjectLock> {
         let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
-        read.entry(project.to_path_buf()).or_insert_with(|| Arc::new(ProjectLock::read(project))).clone()
+        let stamps = self.stamps.as_deref();
+        read.entry(project.to_path_buf()).or_insert_with(|| Arc::new(ProjectLock::read(project, stamps))).clone()
     }
 }
 
 impl ProjectLock {
-    fn read(project: &Path) -> ProjectLock {
+    fn read(project: &Path, stamps: Option<&Path>) -> ProjectLock {
         let path = project.join(LOCK_FILE);
         let entries = match fs::read(&path) {
             Ok(bytes) => parse(&bytes).map_err(Some),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(None),
             Err(e) => Err(Some(e.to_string())),
         };
-        ProjectLock { path, entries }
+        let stamps = match entries {
+            Ok(_) => Stamps::load(stamps, &path),
+            Err(_) => Stamps::default(),
+        };
+        ProjectLock { path, entries, stamps: Mutex::new(stamps) }
     }
 }
 
@@ -158,7 +318,12 @@ fn sha_of(text: &str) -> Option<Sha> {
 /// an extra one first (they need no read), else the first modified one in
 /// path order. A file that cannot be read, or is over what is served, is
 /// modified: its bytes are not the lock's.
-fn first_difference(dir: &Path, files: &BTreeMap<String, Option<Sha>>, head: &[u8]) -> Option<(String, FileChange)> {
+fn first_difference(
+    dir: &Path,
+    files: &BTreeMap<String, Option<Sha>>,
+    head: &[u8],
+    stamps: &Mutex<Stamps>,
+) -> Option<(String, FileChange)> {
     let on_disk = list(dir);
     if let Some(missing) = files.keys().find(|rel| !on_disk.contains_key(*rel)) {
         return Some((missing.clone(), FileChange::Missing));
@@ -168,8 +333,12 @@ fn first_difference(dir: &Path, files: &BTreeMap<String, Option<Sha>>, head: &[u
     }
     for (rel, expected) in files {
         let path = &on_disk[rel];
-        let whole_head = rel == SKILL_MD && fs::metadata(path).is_ok_and(|m| m.len() == head.len() as u64);
-        let actual = if whole_head { Some(Sha256::digest(head).into()) } else { digest(path) };
+        let meta = fs::metadata(path).ok();
+        let whole_head = rel == SKILL_MD && meta.as_ref().is_some_and(|m| m.len() == head.len() as u64);
+        let actual = match whole_head {
+            true => Some(Sha256::digest(head).into()),
+            false => Stamps::digest(stamps, path, meta.as_ref()),
+        };
         if expected.is_none() || actual != *expected {
             return Some((rel.clone(), FileChange::Modified));
         }
