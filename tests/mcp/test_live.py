@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import json
 import os
 import shutil
 import subprocess
@@ -240,3 +241,28 @@ async def test_a_stored_profile_edit_reaches_a_running_server(kind: str, tmp_pat
         await changes.wait()
         everything = set(MAIN_TREE)
         assert await served(client) == {"resources": everything, "prompts": everything, "refused": set()}
+
+
+async def test_a_change_to_the_projects_lock_alone_reloads_its_installed_skills(tmp_path: Any) -> None:
+    """`serve --locked` over a project's .agents/skills: the lock is outside the root, yet
+    rewriting it (a `git checkout` of another lock, a teammate's merge) reaches clients."""
+    project = tmp_path / "p"
+    alpha = b"---\nname: alpha\ndescription: Installed.\n---\n\nAlpha.\n"
+    root = write_tree(project / ".agents" / "skills", {"alpha": {"SKILL.md": alpha}})
+    entry = {"source": "acme/skills", "sourceType": "github", "computedHash": "0" * 64,
+             "files": {"SKILL.md": digest(alpha)}}
+    lock = project / "skills-lock.json"
+    lock.write_text(json.dumps({"version": 1, "skills": {"alpha": entry}}))
+    changes = Changes()
+    async with connect("stdio", "legacy", ["--locked", "--root", str(root)], message_handler=changes) as client:
+        assert skill_uri("alpha") in [str(r.uri) for r in await all_resources(client)]
+        # The lock no longer names alpha: --locked serves it no more.
+        lock.write_text(json.dumps({"version": 1, "skills": {}}))
+        await changes.wait()
+        assert skill_uri("alpha") not in [str(r.uri) for r in await all_resources(client)]
+        assert (await client.call_tool("skill", {"name": "alpha"})).is_error
+        # Named again, it is back.
+        await settle(changes)
+        lock.write_text(json.dumps({"version": 1, "skills": {"alpha": entry}}))
+        await changes.wait()
+        assert skill_uri("alpha") in [str(r.uri) for r in await all_resources(client)]

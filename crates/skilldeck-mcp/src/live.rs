@@ -214,7 +214,7 @@ impl Watches {
     /// whole: a recursive watch takes one per directory, and one more for
     /// each root's parent. When not, says so once.
     fn fits(&self, roots: &[PathBuf], dirs: usize) -> bool {
-        let needed = dirs.saturating_add(parents(roots).len());
+        let needed = dirs.saturating_add(parents(roots).len()).saturating_add(lock_dirs(&project_locks(roots)).len());
         let fits = needed <= self.max_watches;
         self.whole.store(fits, Ordering::Relaxed);
         if fits {
@@ -656,7 +656,8 @@ enum Seen {
     Lost,
 }
 
-/// Watches every root (recursively when `whole`), and the roots' parents not.
+/// Watches every root (recursively when `whole`), and the roots' parents
+/// and the directories of their projects' locks not.
 fn watch_roots(watcher: &mut RecommendedWatcher, roots: &[PathBuf], whole: bool) {
     for root in roots.iter().filter(|root| root.is_dir()) {
         watch_root(watcher, root, whole);
@@ -666,6 +667,32 @@ fn watch_roots(watcher: &mut RecommendedWatcher, roots: &[PathBuf], whole: bool)
             tracing::warn!("cannot watch {} for its root being replaced or made: {error}", parent.display());
         }
     }
+    for dir in lock_dirs(&project_locks(roots)) {
+        if let Err(error) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
+            tracing::warn!("cannot watch {} for its {} changing: {error}", dir.display(), skilldeck::LOCK_FILE);
+        }
+    }
+}
+
+/// The lock of each root that is a project's `.agents/skills`, with the
+/// root: a change to the lock alone changes what the load-time check says of
+/// every skill installed there, so it reloads that root.
+fn project_locks(roots: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
+    roots
+        .iter()
+        .filter(|root| root.ends_with(skilldeck::PROJECT_SKILLS_DIR))
+        .filter_map(|root| Some((root.parent()?.parent()?.join(skilldeck::LOCK_FILE), root.clone())))
+        .collect()
+}
+
+/// The directories holding `locks`, each once, unless a root's recursive
+/// watch covers it.
+fn lock_dirs(locks: &[(PathBuf, PathBuf)]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = locks.iter().filter_map(|(lock, _)| lock.parent().map(Path::to_path_buf)).collect();
+    dirs.retain(|dir| !locks.iter().any(|(_, root)| dir.starts_with(root)));
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 /// A watcher with no watch yet, sending what `relevance` lets through.
@@ -716,14 +743,22 @@ enum Report {
 #[derive(Clone)]
 struct Relevance {
     roots: Arc<[PathBuf]>,
+    /// The roots' parents and the directories of their projects' locks:
+    /// watched for one entry each, their others no change.
     parents: Arc<[PathBuf]>,
+    /// Each project's lock, with the root it changes.
+    locks: Arc<[(PathBuf, PathBuf)]>,
     own_reads: Arc<OwnReads>,
 }
 
 impl Relevance {
-    /// The rules for a watcher on `roots` and their [`parents`].
+    /// The rules for a watcher on `roots`, their [`parents`] and their
+    /// projects' locks.
     fn new(roots: &[PathBuf], own_reads: Arc<OwnReads>) -> Relevance {
-        Relevance { roots: roots.into(), parents: parents(roots).into(), own_reads }
+        let locks = project_locks(roots);
+        let mut parents = parents(roots);
+        parents.extend(lock_dirs(&locks));
+        Relevance { roots: roots.into(), parents: parents.into(), locks: locks.into(), own_reads }
     }
 
     /// What `report` means for the catalog, if anything.
@@ -737,8 +772,15 @@ impl Relevance {
             }
             Report::Overflow | Report::Failed => Some(Seen::Lost),
             Report::Paths(paths) if paths.is_empty() => Some(Seen::Lost),
-            Report::Paths(mut paths) => {
-                paths.retain(|path| !self.elsewhere(path));
+            Report::Paths(paths) => {
+                let lock_of = |path: &PathBuf| self.locks.iter().find(|(lock, _)| lock == path).map(|(_, root)| root);
+                let paths: Vec<PathBuf> = paths
+                    .into_iter()
+                    .filter_map(|path| match lock_of(&path) {
+                        Some(root) => Some(root.clone()),
+                        None => (!self.elsewhere(&path)).then_some(path),
+                    })
+                    .collect();
                 (!paths.is_empty()).then_some(Seen::Paths(paths))
             }
         }
@@ -927,8 +969,8 @@ mod tests {
     use std::time::Duration;
 
     use super::{
-        EarlyWatches, Quick, Relevance, Report, Seen, Watches, caught_up_file_clock, modified_since, parents,
-        quick_watcher,
+        EarlyWatches, Quick, Relevance, Report, Seen, Watches, caught_up_file_clock, lock_dirs, modified_since,
+        parents, project_locks, quick_watcher,
     };
 
     /// A skill edited after the first walk began but before its directory
@@ -1040,6 +1082,21 @@ mod tests {
         assert!(matches!(relevance.seen(Report::Paths(Vec::new())), Some(Seen::Lost)));
         assert!(matches!(relevance.seen(Report::Overflow), Some(Seen::Lost)));
         assert!(matches!(relevance.seen(Report::Failed), Some(Seen::Lost)));
+    }
+
+    #[test]
+    fn a_projects_lock_reloads_its_installed_root_and_its_other_entries_are_no_change() {
+        let root = PathBuf::from("/srv/p/.agents/skills");
+        let relevance = Relevance::new(std::slice::from_ref(&root), Arc::default());
+        match relevance.seen(Report::Paths(vec!["/srv/p/skills-lock.json".into()])) {
+            Some(Seen::Paths(paths)) => assert_eq!(paths, [root.clone()]),
+            other => panic!("expected the root the lock checks, got {other:?}"),
+        }
+        assert!(relevance.seen(Report::Paths(vec!["/srv/p/README.md".into(), "/srv/p/src".into()])).is_none());
+        // A root that is no project's `.agents/skills` has no lock.
+        let other = Relevance::new(&[PathBuf::from("/srv/skills")], Arc::default());
+        assert!(other.seen(Report::Paths(vec!["/srv/skills-lock.json".into()])).is_none());
+        assert_eq!(lock_dirs(&project_locks(std::slice::from_ref(&root))), [PathBuf::from("/srv/p")]);
     }
 
     /// A reload that watches no root again does not wait for the watcher's
