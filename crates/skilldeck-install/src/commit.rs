@@ -16,8 +16,11 @@
 //! rename that can be told done or not from what is there, so a kill
 //! while finishing is finished again the same way.
 //!
-//! (A kill is what this guards against. After a power loss the staged files,
-//! written without `fsync`, may be empty; the plan and the lock are synced.)
+//! Before the plan is written, the stage's file system is synced (`syncfs`,
+//! on Linux), so that a power loss after the plan cannot leave renamed
+//! skills whose files were never written; the plan and the lock are synced
+//! themselves. (Elsewhere only a kill is guarded against: the staged files
+//! are not synced one by one.)
 
 use std::fs;
 use std::io::Write;
@@ -92,6 +95,7 @@ pub(crate) fn apply(stage: &mut Stage, moves: &[Move], lock: Option<(&Lock, &Pat
     if let Some((lock, _)) = lock {
         write_synced(&stage.dir.join(NEW_LOCK), lock.to_json().as_bytes())?;
     }
+    sync_file_system(&stage.dir)?;
     let plan = json!({"moves": planned, "lock": lock.map(|(_, path)| path)});
     let plan_path = stage.dir.join(PLAN);
     let temp = stage.dir.join(format!("{PLAN}.tmp"));
@@ -223,6 +227,18 @@ fn place_lock(new_lock: &Path, lock_path: &Path) -> Result<(), InstallError> {
         }
         renamed => renamed.map_err(io(lock_path)),
     }
+}
+
+/// Syncs the file system holding `dir` to disk: every staged file.
+#[cfg(target_os = "linux")]
+fn sync_file_system(dir: &Path) -> Result<(), InstallError> {
+    let opened = fs::File::open(dir).map_err(io(dir))?;
+    rustix::fs::syncfs(&opened).map_err(|errno| InstallError::Io { path: dir.to_path_buf(), source: errno.into() })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sync_file_system(_dir: &Path) -> Result<(), InstallError> {
+    Ok(())
 }
 
 /// Writes `bytes` to `path` and syncs it to disk.
