@@ -25,7 +25,7 @@ use crate::source::{Location, Source, SourceType};
 
 mod outcome;
 
-use outcome::io;
+pub(crate) use outcome::io;
 pub use outcome::{Diff, Found, InstallError, Installed, Update, Verified};
 
 /// The project's skill directory, relative to it: where every host but

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use crate::commit::{Move, Stage};
 use crate::files;
 use crate::git;
-use crate::install::{InstallError, PROJECT_SKILLS_DIR, relative};
+use crate::install::{InstallError, PROJECT_SKILLS_DIR, io, relative};
 
 /// A host skilldeck can show an installed skill to.
 #[derive(Debug, PartialEq, Eq)]
@@ -129,8 +129,8 @@ pub(crate) fn merged(linked: &[String], hosts: &[&'static Host]) -> Vec<String> 
 }
 
 /// Refuses to put a link of skill `name` over something there that is not
-/// one of skilldeck's (`linked`: the hosts the lock says it linked),
-/// unless `force`.
+/// one of skilldeck's: not a link to `skill_dir`, nor in a place the lock
+/// says it linked (`linked`). `add --force` does not ask.
 pub(crate) fn check_free(
     root: &Path,
     skill_dir: &Path,
@@ -139,8 +139,10 @@ pub(crate) fn check_free(
     linked: &[String],
     origin: &str,
 ) -> Result<(), InstallError> {
-    for (host, place) in links.iter().zip(places(root, name, links)) {
-        let taken = fs::symlink_metadata(&place).is_ok() && !linked.contains(host) && !links_to(&place, skill_dir);
+    for host in links.iter().filter_map(|h| host(h)) {
+        let place = place(root, host, name);
+        let ours = linked.iter().any(|l| l == host.name) || links_to(&place, skill_dir);
+        let taken = fs::symlink_metadata(&place).is_ok() && !ours;
         if taken {
             return Err(InstallError::Collision { name: name.to_owned(), origin: origin.to_owned(), dir: place });
         }
@@ -195,10 +197,6 @@ fn links_to(place: &Path, skill_dir: &Path) -> bool {
 /// `copy_from` (the skill's files as they will be installed).
 fn stage_link(stage: &Stage, place: &Path, skill_dir: &Path, copy_from: &Path) -> Result<PathBuf, InstallError> {
     let staged = stage.dir.join(format!("link-{}", git::unique()));
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| InstallError::Io { path, source }
-    };
     let parent = place.parent().unwrap_or(place);
     let target = relative(parent, skill_dir).unwrap_or_else(|| skill_dir.to_string_lossy().into_owned());
     if symlink(&target, &staged).is_ok() {
