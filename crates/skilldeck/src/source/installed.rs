@@ -115,6 +115,9 @@ struct Stamps {
     /// The file they are kept in; `None`: not kept.
     file: Option<PathBuf>,
     known: HashMap<PathBuf, (Stat, Sha)>,
+    /// The files this walk looked up: a stamp of another is kept only while
+    /// its file is there (a removed skill's stamps go).
+    used: std::collections::HashSet<PathBuf>,
     changed: bool,
 }
 
@@ -141,7 +144,7 @@ impl Stamps {
             .filter(|f| f.version == STAMPS_VERSION)
             .map(|f| f.stamps.into_iter().filter_map(|(path, stat, hex)| Some((path, (stat, sha_of(&hex)?)))).collect())
             .unwrap_or_default();
-        Stamps { file: Some(file), known, changed: false }
+        Stamps { file: Some(file), known, used: Default::default(), changed: false }
     }
 
     /// The digest of the file at `path`, whose `stat` is `meta`: the kept
@@ -151,8 +154,11 @@ impl Stamps {
     fn digest(stamps: &Mutex<Stamps>, path: &Path, meta: Option<&fs::Metadata>) -> Option<Sha> {
         let lock = || stamps.lock().unwrap_or_else(PoisonError::into_inner);
         let stat = {
-            let kept = lock();
+            let mut kept = lock();
             let stat = if kept.file.is_some() { meta.and_then(Stat::of) } else { None };
+            if stat.is_some() {
+                kept.used.insert(path.to_path_buf());
+            }
             if let Some(stat) = stat
                 && let Some((known, sha)) = kept.known.get(path)
                 && *known == stat
@@ -173,8 +179,10 @@ impl Stamps {
     /// Writes the stamps back when they changed: to a temporary file beside
     /// theirs, renamed over it, readable by the user alone. A stamp file
     /// that cannot be written is no error: the next run reads the files.
-    fn save(&self) {
-        let Some(file) = self.file.as_ref().filter(|_| self.changed) else { return };
+    fn save(&mut self) {
+        let Some(file) = self.file.clone().filter(|_| self.changed) else { return };
+        let used = &self.used;
+        self.known.retain(|path, _| used.contains(path) || path.exists());
         let hex = |sha: &Sha| sha.iter().map(|b| format!("{b:02x}")).collect::<String>();
         let stamps = self.known.iter().map(|(path, (stat, sha))| (path.clone(), *stat, format!("sha256:{}", hex(sha))));
         let shape = StampsFile { version: STAMPS_VERSION, stamps: stamps.collect() };
@@ -188,7 +196,7 @@ impl Stamps {
             #[cfg(unix)]
             std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
             std::io::Write::write_all(&mut options.open(&temp)?, &bytes)?;
-            fs::rename(&temp, file)
+            fs::rename(&temp, &file)
         });
         if written.is_err() {
             let _ = fs::remove_file(&temp);
