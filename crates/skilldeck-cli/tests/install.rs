@@ -897,3 +897,31 @@ fn a_lock_with_merge_conflict_markers_is_both_sides_merged_or_names_the_skill_th
     );
     assert_eq!(fs::read_to_string(env.path("q/skills-lock.json")).unwrap(), conflicted);
 }
+
+#[test]
+fn choosing_one_skill_of_many_fetches_and_writes_that_ones_files_only() {
+    // A registry of 40 skills, each with a SKILL.md and a 2 KB reference; served with partial
+    // clones allowed, as GitHub serves them.
+    let env = Env::new();
+    let reference = "r".repeat(2048);
+    let files: Vec<(String, String)> = (0..40)
+        .flat_map(|i| {
+            let name = format!("skill-{i:02}");
+            [
+                (format!("skills/{name}/SKILL.md"), skill_md(&name)),
+                (format!("skills/{name}/reference.md"), format!("{name}\n{reference}\n")),
+            ]
+        })
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    env.commit("registry", &borrowed);
+    env.git(&env.path("registry"), &["config", "uploadpack.allowFilter", "true"]);
+    let added = env.skilldeck("p", &["add", &env.url("registry"), "--skill", "skill-07"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(fs::read_to_string(env.path("p/.agents/skills/skill-07/reference.md")).unwrap(), files[15].1);
+    // The cache holds the 40 SKILL.md files (to find the skill by its name) and the one
+    // reference of the chosen skill: the work is the registry's names plus one skill.
+    let cache = fs::read_dir(env.path("cache/skilldeck/git")).unwrap().next().unwrap().unwrap().path();
+    let objects = env.git(&cache, &["cat-file", "--batch-all-objects", "--batch-check=%(objecttype)"]);
+    assert_eq!(objects.lines().filter(|kind| *kind == "blob").count(), 41, "{objects}");
+}

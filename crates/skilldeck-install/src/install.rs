@@ -86,12 +86,58 @@ struct Ready {
     audit: Report,
 }
 
-/// A source's files at one commit (or a local directory), in a staging directory.
+/// A source's files at one commit (or a local directory), in a staging
+/// directory: its `SKILL.md` files, and the whole directories of the skills
+/// a command installs once it [completes](Tree::complete) them.
 #[derive(Clone)]
 struct Tree {
     /// The source's root: the exported tree or the local directory.
     root: PathBuf,
     commit: Option<String>,
+    /// The repository it was exported from (none for a local directory).
+    repo: Option<Repo>,
+}
+
+impl Tree {
+    /// Writes the whole of `dirs` (skill directories in the tree) into it, in
+    /// one checkout: a fetch writes only the `SKILL.md` files, so that
+    /// choosing one skill of a registry of thousands fetches and writes the
+    /// files of that one. A local directory holds them all already.
+    fn complete<'a>(&self, dirs: impl IntoIterator<Item = &'a Path>) -> Result<(), InstallError> {
+        let (Some(repo), Some(commit)) = (&self.repo, &self.commit) else { return Ok(()) };
+        let mut paths: Vec<String> = dirs.into_iter().filter_map(|dir| relative(&self.root, dir)).collect();
+        paths.sort();
+        paths.dedup();
+        if paths.is_empty() {
+            return Ok(());
+        }
+        Ok(repo.export_dirs(commit, &paths, &self.root)?)
+    }
+}
+
+/// A skill of the lock to install again: its entry, its source, and where
+/// its files are in the tree fetched for it.
+struct Wanted<'a> {
+    name: &'a str,
+    entry: &'a LockEntry,
+    source: Source,
+    tree: Tree,
+    dir: PathBuf,
+}
+
+/// [`Tree::complete`] of every tree `wanted` draws on, each with all of its
+/// skills' directories: one checkout a tree.
+fn complete(wanted: &[Wanted<'_>]) -> Result<(), InstallError> {
+    let mut done: Vec<&Path> = Vec::new();
+    for w in wanted {
+        if done.contains(&w.tree.root.as_path()) {
+            continue;
+        }
+        let dirs = wanted.iter().filter(|other| other.tree.root == w.tree.root).map(|other| other.dir.as_path());
+        w.tree.complete(dirs)?;
+        done.push(&w.tree.root);
+    }
+    Ok(())
 }
 
 impl Project {
@@ -220,6 +266,7 @@ impl Project {
             chosen
         };
         let hosts = links::hosts(&options.links)?;
+        tree.complete(chosen.iter().map(|(_, dir)| dir.as_path()))?;
         let mut lock = self.lock()?;
         let mut ready = Vec::new();
         for (skill, dir) in chosen {
@@ -270,7 +317,7 @@ impl Project {
         }
         let mut lock = self.lock()?;
         let mut stage = Stage::new(&self.agents_dir())?;
-        let mut ready = Vec::new();
+        let mut wanted = Vec::new();
         let mut repairs = Vec::new();
         let mut trees = Trees::new();
         for (name, entry) in &lock.skills {
@@ -294,6 +341,11 @@ impl Project {
             let commit = entry.commit.as_deref().or(entry.reference.as_deref());
             let tree = self.fetch_once(&mut trees, &source, commit, &stage)?;
             let dir = skill_dir(&source, &tree, name, skill_path.as_deref())?;
+            wanted.push(Wanted { name, entry, source, tree, dir });
+        }
+        complete(&wanted)?;
+        let mut ready = Vec::new();
+        for Wanted { name, entry, source, tree, dir } in wanted {
             let mut next = entry.clone();
             next.commit = tree.commit.clone().or(next.commit);
             let target = self.skills_dir().join(name);
@@ -307,7 +359,7 @@ impl Project {
                 },
             };
             if !diff.is_empty() {
-                return Err(InstallError::Mismatch { name: name.clone(), origin: source.to_string(), diff });
+                return Err(InstallError::Mismatch { name: name.to_owned(), origin: source.to_string(), diff });
             }
             ready.push(skill);
         }
@@ -375,7 +427,7 @@ impl Project {
     /// [`InstallError`], having changed nothing.
     pub fn update(&self, names: &[String], allow_risk: bool) -> Result<Vec<Update>, InstallError> {
         let (_serialised, mut lock, mut stage) = self.begin_on(names)?;
-        let mut ready = Vec::new();
+        let mut wanted = Vec::new();
         let mut report = Vec::new();
         let mut trees = Trees::new();
         for (name, entry) in &lock.skills {
@@ -394,6 +446,11 @@ impl Project {
                 continue;
             }
             let dir = skill_dir(&source, &tree, name, skill_path.as_deref())?;
+            wanted.push(Wanted { name, entry, source, tree, dir });
+        }
+        complete(&wanted)?;
+        let mut ready = Vec::new();
+        for Wanted { name, entry, source, tree, dir } in wanted {
             let mut next = entry.clone();
             next.commit = tree.commit.clone();
             self.stamp(&mut next, Some(entry));
@@ -403,7 +460,7 @@ impl Project {
             let diff =
                 Diff::between(entry.files.as_ref().unwrap_or(&empty), skill.entry.files.as_ref().unwrap_or(&empty));
             report.push(Update::Moved {
-                name: name.clone(),
+                name: name.to_owned(),
                 from: entry.commit.clone(),
                 to: tree.commit.clone().unwrap_or_default(),
                 diff,
@@ -413,6 +470,8 @@ impl Project {
         }
         risk::refuse(ready.iter().map(|r| (r.name.as_str(), &r.audit)), allow_risk)?;
         self.commit(ready, &mut lock, &mut stage)?;
+        // In the lock's order, as every command reports skills.
+        report.sort_by(|a, b| a.name().cmp(b.name()));
         Ok(report)
     }
 
@@ -469,21 +528,19 @@ impl Project {
                 if !path.is_dir() {
                     return Err(InstallError::NoSkills { origin: source.to_string() });
                 }
-                return Ok(Tree { root: path.clone(), commit: None });
+                return Ok(Tree { root: path.clone(), commit: None, repo: None });
             }
             Location::Git { url } => url,
         };
         let repo = self.repo_with(url, reference)?;
         let commit = repo.resolve(reference)?;
         let skill_files = repo.skill_files(&commit, source.subpath.as_deref())?;
-        let mut dirs: Vec<String> = skill_files.iter().map(|p| skill_dir_of(p).to_owned()).collect();
-        dirs.dedup();
-        if dirs.is_empty() {
+        if skill_files.is_empty() {
             return Err(InstallError::NoSkills { origin: source.to_string() });
         }
         let root = stage.dir.join(format!("tree-{}", git::unique()));
-        repo.export_dirs(&commit, &dirs, &root)?;
-        Ok(Tree { root, commit: Some(commit) })
+        repo.export_dirs(&commit, &skill_files, &root)?;
+        Ok(Tree { root, commit: Some(commit), repo: Some(repo) })
     }
 
     /// [`Project::fetch`], once per source and reference in one command: the

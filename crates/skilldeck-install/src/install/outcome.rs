@@ -253,3 +253,12 @@ pub enum Update {
         name: String,
     },
 }
+
+impl Update {
+    /// The skill's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Update::Moved { name, .. } | Update::Current { name } | Update::Pinned { name } => name,
+        }
+    }
+}
