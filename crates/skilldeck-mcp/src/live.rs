@@ -1089,7 +1089,7 @@ mod tests {
         let root = PathBuf::from("/srv/p/.agents/skills");
         let relevance = Relevance::new(std::slice::from_ref(&root), Arc::default());
         match relevance.seen(Report::Paths(vec!["/srv/p/skills-lock.json".into()])) {
-            Some(Seen::Paths(paths)) => assert_eq!(paths, [root.clone()]),
+            Some(Seen::Paths(paths)) => assert_eq!(paths, std::slice::from_ref(&root)),
             other => panic!("expected the root the lock checks, got {other:?}"),
         }
         assert!(relevance.seen(Report::Paths(vec!["/srv/p/README.md".into(), "/srv/p/src".into()])).is_none());
