@@ -8,8 +8,11 @@
 //! - [`GitCache`]: repositories fetched with the user's own `git` program
 //!   into a cache shared by projects (`$XDG_CACHE_HOME/skilldeck/git`), so
 //!   the user's credential helpers and SSH agent work for private
-//!   repositories. A Rust git library (gitoxide, `gix`) has not been measured
-//!   against it yet.
+//!   repositories, and a partial clone (`--filter=blob:none`) fetches the
+//!   blobs of the chosen skills only. gitoxide (`gix` 0.61) was measured
+//!   against it and cloned a whole repository twice as fast, but has no
+//!   partial clone, which is what keeps a one-skill add of a large registry
+//!   cheap (see the README).
 //! - [`Lock`]: `skills-lock.json` in the format of the `skills` package on
 //!   npm, `computedHash` computed as it computes it ([`computed_hash`]), plus
 //!   the ref asked for, the commit installed and every file's digest.
