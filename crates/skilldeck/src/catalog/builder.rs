@@ -373,7 +373,7 @@ impl CatalogBuilder {
     ///
     /// let cache = tempfile::tempdir()?;
     /// let catalog = Catalog::builder().installed_stamps(cache.path()).build();
-    /// assert_eq!(catalog.len(), 0);
+    /// assert_eq!(catalog.skills().count(), 0);
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn installed_stamps(mut self, dir: impl Into<PathBuf>) -> Self {
