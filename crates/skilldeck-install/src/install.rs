@@ -169,7 +169,7 @@ impl Project {
         let state = std::env::var_os("XDG_STATE_HOME").filter(|s| !s.is_empty()).map(PathBuf::from);
         let lock_path = match state {
             Some(state) => state.join("skills").join(GLOBAL_LOCK_FILE),
-            None => user.root.join(".agents").join(GLOBAL_LOCK_FILE),
+            None => user.agents_dir().join(GLOBAL_LOCK_FILE),
         };
         user.lock_path = Some(lock_path);
         user
@@ -193,10 +193,15 @@ impl Project {
     /// [`LockError`].
     pub fn lock(&self) -> Result<Lock, LockError> {
         let path = self.lock_path();
-        match (self.lock_path.is_some(), path.exists()) {
+        match (self.is_global(), path.exists()) {
             (true, false) => Ok(Lock::global()),
             _ => Lock::read(&path),
         }
+    }
+
+    /// Whether these are the user's own skills (`--global`), not a project's.
+    fn is_global(&self) -> bool {
+        self.lock_path.is_some()
     }
 
     fn agents_dir(&self) -> PathBuf {
@@ -280,7 +285,7 @@ impl Project {
             }
             let mut entry = LockEntry::new(self.lock_source(source), source.source_type.as_str(), String::new());
             entry.source_url = source.lock_source_url();
-            if self.lock_path.is_some() {
+            if self.is_global() {
                 // The package's global entries name every source's URL (a local one's path).
                 entry.source_url = Some(source.url_or_path());
             }
@@ -478,7 +483,7 @@ impl Project {
     /// For the global lock, `installedAt` (kept from `previous`) and
     /// `updatedAt` (now), as the `skills` package stamps its global entries.
     fn stamp(&self, entry: &mut LockEntry, previous: Option<&LockEntry>) {
-        if self.lock_path.is_none() {
+        if !self.is_global() {
             return;
         }
         let now = serde_json::Value::from(skilldeck::store::now_utc());
@@ -492,7 +497,7 @@ impl Project {
     /// writes it (`getPortableLocalSource`).
     fn lock_source(&self, source: &Source) -> String {
         let Location::Local { path } = &source.location else { return source.lock_source() };
-        if self.lock_path.is_some() {
+        if self.is_global() {
             return source.url_or_path();
         }
         match relative(&self.root, path) {

@@ -161,9 +161,7 @@ pub(crate) fn made(
     name: &str,
     links: &[String],
 ) -> Result<Vec<Move>, InstallError> {
-    places(root, name, links)
-        .map(|place| Ok(Move { staged: Some(stage_link(stage, &place, skill_dir, staged)?), target: place }))
-        .collect()
+    staged_links(stage, places(root, name, links), skill_dir, staged)
 }
 
 /// The moves that give skill `name`, installed and unchanged in
@@ -175,9 +173,20 @@ pub(crate) fn missing(
     name: &str,
     links: &[String],
 ) -> Result<Vec<Move>, InstallError> {
-    places(root, name, links)
-        .filter(|place| fs::symlink_metadata(place).is_err())
-        .map(|place| Ok(Move { staged: Some(stage_link(stage, &place, skill_dir, skill_dir)?), target: place }))
+    let absent = places(root, name, links).filter(|place| fs::symlink_metadata(place).is_err());
+    staged_links(stage, absent, skill_dir, skill_dir)
+}
+
+/// The moves that put a link to `skill_dir` (or a copy of `copy_from`) in
+/// each of `places`.
+fn staged_links(
+    stage: &Stage,
+    places: impl Iterator<Item = PathBuf>,
+    skill_dir: &Path,
+    copy_from: &Path,
+) -> Result<Vec<Move>, InstallError> {
+    places
+        .map(|place| Ok(Move { staged: Some(stage_link(stage, &place, skill_dir, copy_from)?), target: place }))
         .collect()
 }
 

@@ -231,6 +231,20 @@ pub fn audit_skill_md(content: &str) -> Result<Report, AuthoringError> {
     Ok(Auditor::new().audit_files([(crate::source::walk::SKILL_MD, content.as_bytes())])?)
 }
 
+/// [`AuthoringError::Risky`] when the audit of `content` finds something at
+/// [`RISKY`] or above and the risk is not allowed: the one gate of a write
+/// and of a restore.
+fn refuse_risk(content: &str, allow_risk: bool) -> Result<(), AuthoringError> {
+    if allow_risk {
+        return Ok(());
+    }
+    let report = audit_skill_md(content)?;
+    match report.fails_at(RISKY) {
+        true => Err(AuthoringError::Risky(Box::new(report))),
+        false => Ok(()),
+    }
+}
+
 /// The frontmatter `name` of `content`, checked as [`check_skill_md`] does.
 fn skill_md_name(content: &str) -> Result<String, AuthoringError> {
     let bytes = content.as_bytes();
@@ -284,12 +298,7 @@ pub fn write_skill(store: &dyn SkillStore, request: &WriteSkill) -> Result<Recor
     if frontmatter != name {
         return Err(AuthoringError::NameMismatch { name: name.to_owned(), frontmatter });
     }
-    if !request.allow_risk {
-        let report = audit_skill_md(&request.content)?;
-        if report.fails_at(RISKY) {
-            return Err(AuthoringError::Risky(Box::new(report)));
-        }
-    }
+    refuse_risk(&request.content, request.allow_risk)?;
     Ok(store.write(name, &request.content, agent, &request.precondition)?)
 }
 
@@ -336,12 +345,7 @@ pub fn restore_skill(
     let versions = store.versions(name, agent)?;
     let version =
         usize::try_from(index).ok().and_then(|i| versions.get(i)).ok_or(StoreError::NoSuchVersion { index })?;
-    if !allow_risk {
-        let report = audit_skill_md(&version.content)?;
-        if report.fails_at(RISKY) {
-            return Err(AuthoringError::Risky(Box::new(report)));
-        }
-    }
+    refuse_risk(&version.content, allow_risk)?;
     Ok(store.write(name, &version.content, agent, &Precondition::Unchanged(current.content))?)
 }
 

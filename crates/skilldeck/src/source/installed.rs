@@ -136,8 +136,7 @@ impl Stamps {
     /// is missing, damaged or of another version: then every file is read).
     fn load(dir: Option<&Path>, lock: &Path) -> Stamps {
         let Some(dir) = dir else { return Stamps::default() };
-        let key: String =
-            Sha256::digest(lock.as_os_str().as_encoded_bytes())[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let key = hex(&Sha256::digest(lock.as_os_str().as_encoded_bytes())[..8]);
         let file = dir.join(format!("installed-{key}.json"));
         let read = fs::read(&file).ok().and_then(|bytes| serde_json::from_slice::<StampsFile>(&bytes).ok());
         let known = read
@@ -183,7 +182,6 @@ impl Stamps {
         let Some(file) = self.file.clone().filter(|_| self.changed) else { return };
         let used = &self.used;
         self.known.retain(|path, _| used.contains(path) || path.exists());
-        let hex = |sha: &Sha| sha.iter().map(|b| format!("{b:02x}")).collect::<String>();
         let stamps = self.known.iter().map(|(path, (stat, sha))| (path.clone(), *stat, format!("sha256:{}", hex(sha))));
         let shape = StampsFile { version: STAMPS_VERSION, stamps: stamps.collect() };
         let Ok(bytes) = serde_json::to_vec(&shape) else { return };
@@ -304,6 +302,11 @@ fn parse(bytes: &[u8]) -> Result<HashMap<String, Entry>, String> {
     Ok(out)
 }
 
+/// `bytes` as lowercase hex digits.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The bytes of a `sha256:` and 64 lowercase hex digits.
 fn sha_of(text: &str) -> Option<Sha> {
     let hex = text.strip_prefix("sha256:")?.as_bytes();
@@ -407,7 +410,7 @@ mod tests {
     #[test]
     fn digests_are_read_as_the_lock_writes_them() {
         let sha: Sha = Sha256::digest(b"x").into();
-        let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = hex(&sha);
         assert_eq!(sha_of(&format!("sha256:{hex}")), Some(sha));
         assert_eq!(sha_of(&hex), None);
         assert_eq!(sha_of(&format!("sha256:{}", hex.to_uppercase())), None);
